@@ -1,0 +1,530 @@
+"""The checker: runs a parsed file through the elaborator and the kernel.
+
+It walks the statements in order, builds the scope, turns assumptions into
+kernel facts, and checks every link of every step: with ``by``, the cited
+facts must suffice; without it, everything in scope is a candidate.  The
+kernel decides; this module only collects, attributes and reports.
+"""
+from __future__ import annotations
+
+import time
+
+import sympy
+from sympy import IndexedBase, Symbol
+
+from . import syntax as S
+from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family, Scope, fact_kind
+from .errors import Diagnostic, Span, StepError, closest, error
+from .kernel import EqFact, IndepFact, Limits, LinkProver, check_consistency
+from .kernel.objects import SD, Cov, E, Var
+from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult, Use
+
+RULES = {"linearity", "def Var", "def Cov", "def SD", "factorization", "sums", "facts", "algebra"}
+MAX_STEPS = 2000
+REL_TEXT = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "!=": "≠", "≈": "≈"}
+
+
+def check_file(path: str, *, strict: bool = False, timeout: float = 5.0) -> FileReport:
+    from .parser import read_source
+
+    try:
+        text = read_source(path)
+    except StepError as e:
+        rep = FileReport(path=path, text="", fatal=True)
+        rep.diagnostics.append(e.diagnostic)
+        return rep
+    return check_text(text, path, strict=strict, timeout=timeout)
+
+
+def check_text(text: str, file: str = "<string>", *, strict: bool = False, timeout: float = 5.0) -> FileReport:
+    from .parser import parse
+
+    t0 = time.perf_counter()
+    rep = FileReport(path=file, text=text)
+    try:
+        prog = parse(text, file)
+    except StepError as e:
+        rep.fatal = True
+        rep.diagnostics.append(e.diagnostic)
+        return rep
+    except RecursionError:
+        rep.fatal = True
+        rep.diagnostics.append(Diagnostic("error", "input nested too deeply", None, code="E-limit"))
+        return rep
+    Checker(rep, strict=strict, limits=Limits(seconds=timeout)).run(prog)
+    rep.seconds = time.perf_counter() - t0
+    return rep
+
+
+class Checker:
+    def __init__(self, rep: FileReport, strict: bool = False, limits: Limits | None = None):
+        self.rep = rep
+        self.strict = strict
+        self.limits = limits or Limits()
+        self.scope = Scope()
+        self.facts: dict[str, list] = {}  # label -> kernel facts
+        self.fact_kinds: dict[str, str] = {}
+        self.labels_span: dict[str, Span] = {}
+        self.steps: dict[str, StepResult] = {}
+        self.step_facts: dict[str, list] = {}
+        self.lines = rep.text.splitlines()
+        self._prover = None
+        self.contradiction: set[str] = set()
+
+    # ------------------------------------------------------------ utilities
+    def err(self, e: StepError):
+        self.rep.diagnostics.append(e.diagnostic)
+        self.rep.fatal = True  # input errors: exit code 2
+
+    def src(self, span: Span) -> str:
+        if span.line == span.end_line and 1 <= span.line <= len(self.lines):
+            return self.lines[span.line - 1][span.col - 1:span.end_col - 1].strip()
+        if 1 <= span.line <= len(self.lines):
+            first = self.lines[span.line - 1][span.col - 1:]
+            rest = [self.lines[k - 1] for k in range(span.line + 1, min(span.end_line, len(self.lines)) + 1)]
+            if rest:
+                rest[-1] = rest[-1][:span.end_col - 1]
+            return " ".join(x.strip() for x in [first, *rest])
+        return ""
+
+    def declare(self, name: S.Name, kind: str, sym):
+        n = name.name
+        if n in self.scope.symbols or n in self.scope.families or n in self.scope.defines:
+            prev = self.scope.spans.get(n)
+            raise error(f"`{n}` is declared twice", name.span, "declared again here",
+                        notes=[f"first declared at {prev}"] if prev else [], code="E-redeclared")
+        self.scope.symbols[n] = sym
+        self.scope.kinds[n] = kind
+        self.scope.spans[n] = name.span
+
+    @property
+    def prover(self) -> LinkProver:
+        if self._prover is None:
+            from .kernel import Decls
+
+            decls = Decls(
+                random_symbols=frozenset(self.scope.random_symbols),
+                random_families=frozenset(n for n, f in self.scope.families.items() if f.random),
+                index_ranges=dict(self.scope.index_ranges),
+                family_ranges={n: (f.lo, f.hi) for n, f in self.scope.families.items()},
+            )
+            self._prover = LinkProver(decls, {**self.facts, **self.step_facts}, self.limits)
+        return self._prover
+
+    # ------------------------------------------------------------ statements
+    def run(self, prog: S.Program):
+        n_steps = sum(isinstance(s, S.Step) for s in prog.statements)
+        if n_steps > MAX_STEPS:
+            self.err(error(f"too many steps ({n_steps}; the limit is {MAX_STEPS})", None, code="E-limit"))
+            return
+        if not prog.statements:
+            self.rep.diagnostics.append(Diagnostic("warning", "this file has no statements", Span(prog.file, 1, 1, 1, 2),
+                                                   help="start with `derivation NAME \"title\"`", code="W-empty"))
+        checked_consistency = False
+        for st in prog.statements:
+            if isinstance(st, S.Step) and not checked_consistency:
+                self.consistency()
+                checked_consistency = True
+            try:
+                getattr(self, "s_" + type(st).__name__)(st)
+            except StepError as e:
+                self.err(e)
+
+    def s_Derivation(self, st: S.Derivation):
+        self.rep.name = st.name.name
+        self.rep.title = st.title
+
+    def s_Source(self, st: S.Source):
+        self.rep.source = st.text
+
+    def s_Use(self, st: S.Use):
+        raise error("`use` is not supported by this version of stepcheck", st.span, code="E-unsupported")
+
+    def s_Let(self, st: S.Let):
+        el = Elaborator(self.scope)
+        if st.type.kind == "index":
+            lo, hi = el.expr(st.type.lo), el.expr(st.type.hi)
+            for v, node in ((lo, st.type.lo), (hi, st.type.hi)):
+                if not v.is_integer:
+                    raise error("an index range needs whole-number bounds", node.span,
+                                help="declare the bound with `let n: positive integer`", code="E-index")
+            for nm in st.names:
+                sym = Symbol(nm.name, integer=True)
+                self.declare(nm, "index", sym)
+                self.scope.index_ranges[sym] = (lo, hi)
+            return
+        assumptions = KIND_OF_TYPE.get(st.type.kind)
+        if assumptions is None:
+            raise error(f"unknown type `{st.type.kind}`", st.type.span, code="E-type")
+        for nm in st.names:
+            self.declare(nm, "dimension" if "integer" in st.type.kind else "real", Symbol(nm.name, **assumptions))
+
+    def _family(self, st, names, random: bool):
+        el = Elaborator(self.scope)
+        fr = st.family
+        lo, hi = el.expr(fr.lo), el.expr(fr.hi)
+        for v, node in ((lo, fr.lo), (hi, fr.hi)):
+            if not v.is_integer:
+                raise error("a family range needs whole-number bounds", node.span, code="E-index")
+        var = fr.var.name
+        for nm in names:
+            n = nm.name
+            if not n.endswith("_" + var):
+                raise error(f"`{n}` does not use the family index `{var}`", nm.span,
+                            help=f"write `{n}_{var}` (the family is indexed by `{var}`)", code="E-family")
+            base = n[: -len(var) - 1]
+            if base in self.scope.families or base in self.scope.symbols:
+                raise error(f"`{base}` is declared twice", nm.span, code="E-redeclared")
+            self.scope.families[base] = Family(IndexedBase(base, real=True), var, lo, hi, random, nm.span)
+            self.scope.spans[base] = nm.span
+
+    def s_Random(self, st: S.Random):
+        if st.family is not None:
+            self._family(st, st.names, True)
+        else:
+            for nm in st.names:
+                sym = Symbol(nm.name, real=True)
+                self.declare(nm, "random", sym)
+                self.scope.random_symbols.add(sym)
+        if st.distribution is not None:
+            self.distribution(st)
+
+    def distribution(self, st: S.Random):
+        d = st.distribution
+        name = d.func if isinstance(d, S.Call) else d.name
+        el = Elaborator(self.scope)
+        args = [el.expr(a) for a in d.args] if isinstance(d, S.Call) else []
+        half = sympy.Rational(1, 2)
+        table = {
+            "Normal": (2, lambda m, v: (m, v)),
+            "Rademacher": (0, lambda: (0, 1)),
+            "Bernoulli": (1, lambda p: (p, p * (1 - p))),
+            "Uniform": (2, lambda a, b: ((a + b) * half, (b - a) ** 2 / 12)),
+        }
+        if name not in table:
+            raise error(f"the distribution `{name}` is not supported by this version", d.span,
+                        help="supported: " + ", ".join(table), code="E-unsupported")
+        want, fn = table[name]
+        if len(args) != want:
+            raise error(f"`{name}` takes {want} parameter(s), not {len(args)}", d.span, code="E-arity")
+        mean, var = fn(*args)
+        for nm in st.names:
+            label = f"{nm.name} ~ {self.src(d.span) or name}"
+            if st.family is not None:
+                fam = self.scope.families[nm.name[: -len(st.family.var) - 1]]
+                idx = sympy.Dummy(st.family.var, integer=True)
+                self.scope.index_ranges[idx] = (fam.lo, fam.hi)
+                x, free = fam.base[idx], (idx,)
+            else:
+                x, free = self.scope.symbols[nm.name], ()
+            self.facts[label] = [EqFact(label, E(x), _num(mean), free=free, text=f"E[{nm.name}] = {mean}"),
+                                 EqFact(label, Var(x), _num(var), free=free, text=f"Var({nm.name}) = {var}")]
+            self.fact_kinds[label] = "distribution"
+            self.labels_span[label] = d.span
+            self.rep.assumptions.append(AssumptionInfo(label, "distribution", [f"E = {mean}", f"Var = {var}"],
+                                                       ["distribution"], d.span))
+
+    def s_RealDecl(self, st: S.RealDecl):
+        if st.family is not None:
+            self._family(st, st.names, False)
+        else:
+            for nm in st.names:
+                self.declare(nm, "real", Symbol(nm.name, real=True))
+
+    def s_Define(self, st: S.Define):
+        n = st.name.name
+        el = Elaborator(self.scope)
+        params = ()
+        if "_" in n and n not in self.scope.symbols:
+            base, suffix = n.rsplit("_", 1)
+            iv = el.index_value(suffix, st.name.span)
+            if iv is not None and iv.is_Symbol:
+                n, params = base, (iv,)
+        if n in self.scope.symbols or n in self.scope.families or n in self.scope.defines:
+            raise error(f"`{n}` is declared twice", st.name.span, code="E-redeclared")
+        body = el.expr(st.body)
+        self.scope.defines[n] = Definition(n, params, body, st.span)
+        self.scope.spans[n] = st.name.span
+
+    def s_Assume(self, st: S.Assume):
+        label = st.label.name
+        if label in self.facts or label in self.steps:
+            raise error(f"the label `{label}` is used twice", st.label.span, code="E-redeclared")
+        el = Elaborator(self.scope)
+        kfacts, texts, kinds = [], [], []
+        for f in st.facts:
+            distinct = ()
+            if f.cond is not None:
+                a, b = el.name(f.cond.left), el.name(f.cond.right)
+                distinct = ((a, b),)
+            if isinstance(f, S.IndepFact):
+                kf = self.indep_fact(label, f, el, distinct)
+            else:
+                lhs, rhs = el.expr(f.left), el.expr(f.right)
+                if f.rel != "=":
+                    kinds.append("sign" if not (lhs.has(E, Var, Cov, SD) or rhs.has(E, Var, Cov, SD)) else "inequality")
+                    texts.append(self.src(f.span))
+                    continue  # inequalities are recorded; the equational kernel does not use them
+                free = tuple(sorted({s for s in (lhs - rhs).free_symbols if s in self.scope.index_ranges},
+                                    key=lambda s: s.name))
+                kf = EqFact(label, lhs, rhs, free=free, distinct=distinct, text=self.src(f.span))
+            kfacts.append(kf)
+            texts.append(self.src(f.span))
+            kinds.append(getattr(kf, "_kind", None) or fact_kind(kf))
+        self.facts[label] = kfacts
+        self.fact_kinds[label] = kinds[0] if len(set(kinds)) == 1 else " + ".join(dict.fromkeys(kinds))
+        self.labels_span[label] = st.label.span
+        self.rep.assumptions.append(AssumptionInfo(label, self.fact_kinds[label], texts, kinds, st.span))
+
+    def indep_fact(self, label, f: S.IndepFact, el: Elaborator, distinct):
+        if f.kind == "uncorrelated":
+            if len(f.args) != 2:
+                raise error("`uncorrelated` takes two random variables", f.span, code="E-arity")
+            a, b = el.expr(f.args[0]), el.expr(f.args[1])
+            free = tuple(sorted({s for s in (a + b).free_symbols if s in self.scope.index_ranges}, key=lambda s: s.name))
+            kf = EqFact(label, Cov(a, b), sympy.Integer(0), free=free, distinct=distinct, text=self.src(f.span))
+            return kf
+        if len(f.args) < 2 and not (len(f.args) == 1 and isinstance(f.args[0], S.Name)
+                                    and f.args[0].name in self.scope.families):
+            raise error("`independent` needs at least two random variables or a family", f.span, code="E-arity")
+        families, members = [], []
+        for a in f.args:
+            if isinstance(a, S.Name) and a.name in self.scope.families:
+                fam = self.scope.families[a.name]
+                if not fam.random:
+                    raise error(f"`{a.name}` is not random", a.span, code="E-not-random")
+                families.append(a.name)
+                continue
+            v = el.expr(a)
+            if not (v in self.scope.random_symbols or (isinstance(v, sympy.Indexed) and
+                                                       self.scope.families.get(str(v.base.label)) and
+                                                       self.scope.families[str(v.base.label)].random)):
+                raise error("`independent` takes random variables or random families", a.span, "not a random variable",
+                            code="E-not-random")
+            members.append(v)
+        free = tuple(sorted({s for m in members for s in m.free_symbols if s in self.scope.index_ranges},
+                            key=lambda s: s.name))
+        return IndepFact(label, families=tuple(families), members=tuple(members), free=free, distinct=distinct,
+                         text=self.src(f.span))
+
+    def consistency(self):
+        if not self.facts:
+            return
+        try:
+            bad = check_consistency(self.prover.decls, self.facts, self.limits)
+        except Exception:  # a limit or an unsupported shape: no verdict
+            bad = None
+        if bad:
+            self.contradiction = set(bad)
+            first = self.labels_span.get(bad[0])
+            self.rep.diagnostics.append(Diagnostic(
+                "error", "contradictory assumptions: " + ", ".join(f"`{b}`" for b in bad), first,
+                "these facts cannot all hold",
+                notes=["from contradictory facts every claim would follow; no step is counted as verified from them"],
+                help="fix the values (a variance cannot be negative; one quantity cannot have two values)",
+                code="E-inconsistent"))
+
+    # ------------------------------------------------------------ steps
+    def s_Step(self, st: S.Step):
+        name = st.name.name
+        if name in self.steps or name in self.facts:
+            raise error(f"the name `{name}` is used twice", st.name.span, code="E-redeclared")
+        if st.kind == "refute":
+            res = StepResult(name, st.span, "refute", self.src(st.first.span), st.links[0].rel if st.links else "=", [],
+                             UNKNOWN)
+            res.links.append(LinkResult(1, st.links[0].rel, self.src(st.first.span), self.src(st.links[0].rhs.span),
+                                        st.links[0].span, UNKNOWN,
+                                        message="`refute` needs the counterexample search, not in this version"))
+            self.steps[name] = res
+            self.rep.steps.append(res)
+            return
+        el = Elaborator(self.scope)
+        exprs = []
+        ok = True
+        for node in [st.first] + [lk.rhs for lk in st.links]:
+            try:
+                exprs.append(el.expr(node))
+            except StepError as e:
+                self.err(e)
+                exprs.append(None)
+                ok = False
+        res = StepResult(name, st.span, "step", "", "=", [], HOLDS)
+        rels = [lk.rel for lk in st.links]
+        res.rel = _compose(rels)
+        res.statement = f"{self.src(st.first.span)} {REL_TEXT.get(res.rel, res.rel)} {self.src(st.links[-1].rhs.span)}"
+        rests, cited_steps = [], []
+        prev_node = st.first
+        for k, lk in enumerate(st.links):
+            lhs, rhs = exprs[k], exprs[k + 1]
+            lr = LinkResult(k + 1, lk.rel, self.src(prev_node.span), self.src(lk.rhs.span), lk.span, UNKNOWN,
+                            cited=[r.text for r in lk.refs])
+            prev_node = lk.rhs
+            t0 = time.perf_counter()
+            if lhs is None or rhs is None:
+                lr.message = "not checked: the expression has an error (see above)"
+            else:
+                self.check_link(lr, lk, lhs, rhs, name)
+            lr.seconds = time.perf_counter() - t0
+            for u in lr.uses:
+                if u.kind == "step":
+                    cited_steps.append(u.label)
+                    rests.extend(self.steps[u.label].rests_on)
+                else:
+                    rests.append(u.label)
+            res.links.append(lr)
+        sts = [lk.status for lk in res.links]
+        res.status = FAILS if FAILS in sts else (UNKNOWN if UNKNOWN in sts else HOLDS)
+        res.rests_on = list(dict.fromkeys(rests))
+        res.steps_cited = list(dict.fromkeys(cited_steps))
+        self.steps[name] = res
+        self.rep.steps.append(res)
+        # the proven statement becomes a fact for later steps
+        if ok and res.rel == "=" and exprs[0] is not None and exprs[-1] is not None:
+            free = tuple(sorted({s for s in (exprs[0] - exprs[-1]).free_symbols if s in self.scope.index_ranges},
+                                key=lambda s: s.name))
+            self.step_facts[name] = [EqFact(name, exprs[0], exprs[-1], free=free, text=res.statement)]
+        else:
+            self.step_facts[name] = []
+        self._prover = None
+
+    def resolve_refs(self, lk: S.Link, current: str):
+        labels, rules, bad = [], [], False
+        for r in lk.refs:
+            t = r.text
+            if t in self.facts:
+                labels.append(t)
+            elif t in self.steps:
+                labels.append(t)
+            elif t in RULES:
+                rules.append(t)
+            elif t.startswith("def ") and t[4:] in self.scope.defines:
+                rules.append(t)
+            elif t == current:
+                self.err(error(f"step `{t}` cites itself", r.span, code="E-circular"))
+                bad = True
+            else:
+                cands = list(self.facts) + list(self.steps) + sorted(RULES) + [f"def {d}" for d in self.scope.defines]
+                guess = closest(t, cands)
+                self.err(error(f"unknown reference `{t}`", r.span, "not an assumption, step or rule",
+                               help=f"did you mean `{guess}`?" if guess else
+                               "cite an assumption label, an earlier step, or a rule name", code="E-unknown-ref"))
+                bad = True
+        return labels, rules, bad
+
+    def check_link(self, lr: LinkResult, lk: S.Link, lhs, rhs, current: str):
+        if lk.rel != "=":
+            lr.status = UNKNOWN
+            lr.message = f"the relation `{lk.rel}` is not supported by this version (only `=`)"
+            lr.diagnostics.append(Diagnostic("warning", "relation not supported yet", lk.span, "only `=` is checked",
+                                             code="W-relation"))
+            return
+        cited, cited_rules, bad = self.resolve_refs(lk, current)
+        if bad:
+            lr.message = "not checked: a reference is unknown (see above)"
+            return
+        all_labels = [s for s in self.steps if self.step_facts.get(s)] + list(self.facts)
+        candidates = cited if lk.has_by else all_labels
+        if self.contradiction & set(candidates):
+            lr.status = UNKNOWN
+            lr.message = "rests on contradictory assumptions: " + ", ".join(sorted(self.contradiction))
+            return
+        out = self.prover.prove(lhs, rhs, candidates)
+        if out.status != HOLDS and lk.has_by:
+            wider = [c for c in all_labels if not (self.contradiction and c in self.contradiction)]
+            out_all = self.prover.prove(lhs, rhs, wider)
+            if out_all.status == HOLDS:
+                missing = [u for u in out_all.used if u not in cited]
+                lr.status = FAILS
+                lr.missing = missing
+                self.fill_uses(lr, out_all)
+                lr.message = "does not follow from what is cited; it also needs " + ", ".join(f"`{m}`" for m in missing)
+                lr.diagnostics.append(Diagnostic(
+                    "error", "this step cites too little", lk.span,
+                    "needs " + ", ".join(f"`{m}`" for m in missing),
+                    notes=[f"`{m}`: {self.describe(m)}" for m in missing],
+                    help="add " + ", ".join(f"`{m}`" for m in missing) + " to its `by` list", code="E-cites-too-little"))
+                return
+            if out_all.status == FAILS:
+                out = out_all
+        lr.rules = list(out.rules)
+        if out.status == HOLDS:
+            lr.status = HOLDS
+            self.fill_uses(lr, out)
+            if out.message:
+                lr.message = out.message
+            for r in cited_rules:
+                if r.startswith("def ") and r[4:] in self.scope.defines:
+                    lr.rules.append(r)
+                elif r not in out.rules:
+                    lr.unneeded.append(r)
+            for c in cited:
+                if c not in out.used:
+                    lr.unneeded.append(c)
+            if lr.unneeded:
+                sev = "error" if self.strict else "warning"
+                lr.diagnostics.append(Diagnostic(
+                    sev, "cited but not needed: " + ", ".join(f"`{u}`" for u in lr.unneeded), lk.span,
+                    "holds without " + ", ".join(f"`{u}`" for u in lr.unneeded),
+                    help="remove it from `by`" + (" (an error under --strict)" if self.strict else ""),
+                    code="E-unneeded" if self.strict else "W-unneeded"))
+            return
+        lr.status = out.status
+        lr.message = out.message
+        lr.residual = _show_expr(out.residual) if out.residual is not None else None
+        if out.witness:
+            lr.counterexample = out.witness
+        notes = []
+        if lr.residual is not None:
+            notes.append(f"left side − right side reduces to: {lr.residual}")
+        if out.witness:
+            notes.append(f"counterexample: {out.witness} ({out.message})")
+        elif out.message and out.status == UNKNOWN and lr.residual is None:
+            notes.append(out.message)
+        if out.status == FAILS:
+            lr.diagnostics.append(Diagnostic("error", "this step does not hold", lk.span, "the two sides differ",
+                                             notes=notes, code="E-fails"))
+        else:
+            notes.append("not proved is not the same as false: no counterexample was searched for")
+            lr.diagnostics.append(Diagnostic(
+                "error", "could not verify this step", lk.span, "not proved", notes=notes,
+                help=None if lk.has_by else "cite the facts it needs with `by`, or split it into smaller steps",
+                code="E-unknown"))
+
+    def describe(self, label: str) -> str:
+        if label in self.steps:
+            return f"step: {self.steps[label].statement}"
+        info = next((a for a in self.rep.assumptions if a.label == label), None)
+        return f"{info.kind}: " + ", ".join(info.facts) if info else label
+
+    def fill_uses(self, lr: LinkResult, out):
+        for lab in out.used:
+            if lab in self.steps:
+                lr.uses.append(Use(lab, "step", detail=self.steps[lab].statement))
+            else:
+                lr.uses.append(Use(lab, self.fact_kinds.get(lab, "equation"), weakest=out.weakest.get(lab)))
+        for r in out.ranges:
+            lo, hi = self.scope.index_ranges[r]
+            lr.uses.append(Use(f"range of {r}", "range", implicit=True, detail=f"{r} in {lo}..{hi}"))
+
+
+def _num(x):
+    return sympy.Integer(x) if isinstance(x, int) else x
+
+
+def _compose(rels):
+    if any(r == "≈" for r in rels):
+        return "≈"
+    strict = any(r in ("<", ">") for r in rels)
+    if all(r == "=" for r in rels):
+        return "="
+    if all(r in ("=", "<", "<=") for r in rels):
+        return "<" if strict else "<="
+    if all(r in ("=", ">", ">=") for r in rels):
+        return ">" if strict else ">="
+    return "?"
+
+
+def _show_expr(x) -> str:
+    from .kernel.show import show
+
+    return show(x)

@@ -1,0 +1,273 @@
+"""The ``verify`` command (also ``python -m stepcheck``).
+
+Only argparse, os and sys are imported at module level: ``verify --help`` and
+``verify --version`` must not load sympy or lark.  The checker and the
+reporters are imported inside :func:`main` after the arguments are parsed.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import __version__
+
+EXIT_OK = 0
+EXIT_NOT_VERIFIED = 1
+EXIT_INPUT = 2
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
+
+DESCRIPTION = """\
+Check step-by-step maths derivations written in .step files: for every link
+of every chain, whether it holds, the kernel rules it used and the
+assumptions it actually needed; then a summary and the step-by-assumption
+matrix."""
+
+EPILOG = """\
+paths:
+  FILE   a .step file (any file named directly is checked)
+  DIR    every *.step file under DIR, recursively, in sorted order, except
+         files under a subdirectory named `bad/` (files meant to fail) and
+         under hidden directories; name a bad/ directory explicitly
+         (verify derivations/bad) or give its files directly to check them
+
+exit codes:
+  0    every step of every file holds
+  1    a step fails or is unknown (unknown is not verified)
+  2    an input could not be read or parsed, or bad usage
+  3    internal error (a bug in stepcheck: please report it)
+  130  interrupted
+
+environment:
+  NO_COLOR=1         no colour with --color auto
+  STEPCHECK_DEBUG=1  show the Python traceback of an internal error"""
+
+
+def _prog() -> str:
+    argv0 = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if argv0 in ("__main__.py", "-m", "-c", ""):
+        return "python -m stepcheck"
+    return "verify"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog=_prog(),
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ap.add_argument("paths", nargs="+", metavar="FILE|DIR", help=".step files or directories (see below)")
+    ap.add_argument("--json", action="store_true", help="print the report as JSON on stdout (schema: docs/json.md)")
+    ap.add_argument(
+        "--strict", action="store_true", help="cited-but-unneeded facts are errors instead of warnings"
+    )
+    ap.add_argument(
+        "--why",
+        action="store_true",
+        help="explain more: details of each assumption used, and whether it is needed",
+    )
+    ap.add_argument("--quiet", "-q", action="store_true", help="show only failures, errors and the summary")
+    ap.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the report: auto (default) = only when stdout is a terminal and NO_COLOR is unset",
+    )
+    ap.add_argument("--no-color", dest="color", action="store_const", const="never", help="same as --color never")
+    ap.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        default=None,
+        help="time limit per link, passed to the checker (a link that hits it is unknown)",
+    )
+    ap.add_argument("--version", action="version", version=f"%(prog)s (stepcheck) {__version__}")
+    return ap
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _utf8_safe(stream) -> None:
+    """Never crash on a character the terminal's encoding cannot show."""
+    reconf = getattr(stream, "reconfigure", None)
+    if reconf is None:
+        return
+    try:
+        reconf(errors="replace")
+    except (ValueError, OSError, TypeError):
+        pass
+
+
+def _use_color(mode: str, stream) -> bool:
+    if mode == "always":
+        return True
+    if mode == "never":
+        return False
+    if os.environ.get("NO_COLOR"):
+        return False
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _is_bad_dir(parts) -> bool:
+    return any(p == "bad" or (p.startswith(".") and p not in (".", "..")) for p in parts)
+
+
+def expand_paths(paths: list[str]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Files to check, and (path, reason) for paths that cannot be read."""
+    entries = _expand(paths)
+    return [e[1] for e in entries if e[0] == "file"], [(e[1], e[2]) for e in entries if e[0] == "bad"]
+
+
+def _expand(paths: list[str]) -> list[tuple]:
+    """``("file", path)`` and ``("bad", path, reason)`` entries, in the order given.
+
+    A directory means every ``*.step`` file under it, recursively, sorted,
+    except those under a ``bad/`` (or hidden) subdirectory of it; the
+    directory itself may be called ``bad``.
+    """
+    from pathlib import Path
+
+    entries: list[tuple] = []
+    seen: set[str] = set()
+
+    def add(f: str) -> None:
+        key = os.path.normpath(os.path.abspath(f))
+        if key not in seen:
+            seen.add(key)
+            entries.append(("file", f))
+
+    for arg in paths:
+        p = Path(arg)
+        if p.is_dir():
+            found = []
+            for f in p.rglob("*.step"):
+                rel = f.relative_to(p)
+                if _is_bad_dir(rel.parts[:-1]) or not f.is_file():
+                    continue
+                found.append((rel.as_posix(), str(f)))
+            if not found:
+                entries.append(("bad", arg, "no .step files in this directory"))
+            for _, f in sorted(found):
+                add(f)
+        elif p.is_file():
+            add(arg)
+        elif p.exists():
+            entries.append(("bad", arg, "not a regular file"))
+        else:
+            entries.append(("bad", arg, "no such file or directory"))
+    return entries
+
+
+def _unreadable_report(path: str, reason: str):
+    from .errors import Diagnostic
+    from .results import FileReport
+
+    d = Diagnostic(
+        "error",
+        f"cannot read {path}: {reason}",
+        code="E-cannot-read",
+        help="give a .step file or a directory containing .step files",
+    )
+    return FileReport(path=path, text="", diagnostics=[d], fatal=True)
+
+
+def _checker_kwargs(fn, *, strict: bool, timeout: float | None) -> dict:
+    import inspect
+
+    kwargs: dict = {"strict": strict}
+    if timeout is not None:
+        try:
+            params = inspect.signature(fn).parameters
+        except (TypeError, ValueError):
+            params = {}
+        if "timeout" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            kwargs["timeout"] = timeout
+    return kwargs
+
+
+# --------------------------------------------------------------------- main
+
+
+def _run(args) -> int:
+    import json
+
+    from . import report as rep
+
+    entries = _expand(args.paths)
+    files = [e[1] for e in entries if e[0] == "file"]
+    reports_by_path = {}
+    for e in entries:
+        if e[0] == "bad":
+            reports_by_path[e[:2]] = _unreadable_report(e[1], e[2])
+
+    if files:
+        from .checker import check_file  # heavy: sympy, lark
+
+        kwargs = _checker_kwargs(check_file, strict=args.strict, timeout=args.timeout)
+        with rep.Progress(len(files)) as prog:
+            for i, f in enumerate(files):
+                prog.update(i, f)
+                reports_by_path[("file", f)] = check_file(f, **kwargs)
+            prog.update(len(files))
+    reports = [reports_by_path[e[:2]] for e in entries]  # in the order given
+
+    out = sys.stdout
+    if args.json:
+        data = rep.to_json(reports, why=args.why)
+        out.write(json.dumps(data, indent=2, ensure_ascii=not rep.supports_unicode(out)) + "\n")
+    else:
+        color = _use_color(args.color, out)
+        out.write(rep.render_text(reports, color=color, why=args.why, quiet=args.quiet))
+    out.flush()
+    return rep.exit_code(reports)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run ``verify``; returns the exit code (never raises, except SystemExit from -h)."""
+    _utf8_safe(sys.stdout)
+    _utf8_safe(sys.stderr)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # --help, --version (0) and usage errors (2)
+        code = e.code
+        return code if isinstance(code, int) else (0 if code is None else EXIT_INPUT)
+    try:
+        return _run(args)
+    except KeyboardInterrupt:
+        try:
+            sys.stderr.write("\ninterrupted\n")
+        except Exception:
+            pass
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # e.g. `verify ... | head`: stop quietly
+        try:
+            sys.stdout = open(os.devnull, "w")
+        except OSError:
+            pass
+        return EXIT_NOT_VERIFIED
+    except Exception as e:  # noqa: BLE001 - last line of defence
+        msg = f"internal error: {type(e).__name__}: {e}\n"
+        msg += (
+            "this is a bug in stepcheck, not in your file; please report it with the .step file "
+            "and the command line"
+        )
+        if os.environ.get("STEPCHECK_DEBUG"):
+            import traceback
+
+            msg += "\n" + traceback.format_exc()
+        else:
+            msg += " (set STEPCHECK_DEBUG=1 to see the traceback)"
+        sys.stderr.write(msg.rstrip("\n") + "\n")
+        return EXIT_INTERNAL
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

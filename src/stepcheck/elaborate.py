@@ -1,0 +1,344 @@
+"""From the parse tree to sympy objects (the elaborator).
+
+Declarations become sympy symbols with assumptions, random families become
+``IndexedBase`` objects, and expressions are built node by node from the AST:
+no user text is ever handed to ``sympify``/``eval``.  Name errors, arity
+errors and indices outside their declared range raise
+:class:`~stepcheck.errors.StepError` with the span of the culprit.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import sympy
+from sympy import Dummy, IndexedBase, Integer, KroneckerDelta, Rational, Symbol
+
+from . import syntax as S
+from .errors import Span, closest, error
+from .kernel import SD, Cov, E, EqFact, IndepFact, Var
+
+MAX_EXPONENT = 1000  # a numeric exponent larger than this is refused
+MAX_DECIMAL_EXPONENT = 400
+
+KIND_OF_TYPE = {
+    "positive integer": dict(integer=True, positive=True),
+    "integer": dict(integer=True),
+    "real": dict(real=True),
+    "positive real": dict(real=True, positive=True),
+    "nonnegative real": dict(real=True, nonnegative=True),
+}
+
+CONSTANTS = {"pi": sympy.pi, "π": sympy.pi, "oo": sympy.oo, "∞": sympy.oo}
+
+# functions and their number of arguments
+ARITY = {"E": 1, "Var": 1, "SD": 1, "Cov": 2, "sqrt": 1, "exp": 1, "tanh": 1, "abs": 1, "delta": 2}
+NOT_YET = {
+    "softmax": "softmax",
+    "diff": "derivatives",
+    "limit": "limits",
+    "argmax": "argmax",
+    "P": "probabilities of events",
+}
+
+
+@dataclass
+class Family:
+    base: IndexedBase
+    var: str  # the index name used in the declaration
+    lo: sympy.Expr
+    hi: sympy.Expr
+    random: bool
+    span: Span
+
+
+@dataclass
+class Definition:
+    name: str
+    params: tuple  # index symbols (for p_i) or ()
+    body: sympy.Expr
+    span: Span
+
+
+@dataclass
+class Scope:
+    symbols: dict = field(default_factory=dict)  # name -> Symbol
+    kinds: dict = field(default_factory=dict)  # name -> "dimension", "index", "random", "real"
+    spans: dict = field(default_factory=dict)
+    families: dict = field(default_factory=dict)  # name -> Family
+    index_ranges: dict = field(default_factory=dict)  # Symbol -> (lo, hi)
+    defines: dict = field(default_factory=dict)  # name -> Definition
+    random_symbols: set = field(default_factory=set)
+    distributions: dict = field(default_factory=dict)  # name -> (Call AST, Span)
+
+    def all_names(self):
+        names = set(self.symbols) | set(self.defines)
+        for f in self.families.values():
+            names.add(f"{f.base.label}_{f.var}")
+            names.add(str(f.base.label))
+        return names
+
+
+_NUM = re.compile(r"^(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
+
+
+def number(text: str, span: Span) -> sympy.Expr:
+    """An exact rational from a decimal literal (no sympify)."""
+    m = _NUM.match(text)
+    if not m:
+        raise error(f"cannot read the number `{text}`", span, code="E-number")
+    whole, frac, exp = m.group(1), m.group(2) or "", m.group(3)
+    value = Integer(int(whole + frac)) if frac else Integer(int(whole))
+    if frac:
+        value = Rational(int(whole + frac), 10 ** len(frac))
+    if exp:
+        e = int(exp)
+        if abs(e) > MAX_DECIMAL_EXPONENT:
+            raise error(f"the exponent of `{text}` is too large", span, "limit",
+                        notes=[f"decimal exponents are limited to ±{MAX_DECIMAL_EXPONENT}"], code="E-limit")
+        value = value * Rational(10) ** e
+    return value
+
+
+class Elaborator:
+    def __init__(self, scope: Scope):
+        self.scope = scope
+        self.bound: list[dict] = []  # stack of {name: Dummy}
+        self.used_defs: set[str] = set()
+
+    # ------------------------------------------------------------ names
+    def lookup_bound(self, name):
+        for frame in reversed(self.bound):
+            if name in frame:
+                return frame[name]
+        return None
+
+    def index_value(self, text: str, span: Span):
+        """The index named ``text`` (a bound or declared index, or a literal)."""
+        if text.isdigit():
+            return Integer(int(text))
+        b = self.lookup_bound(text)
+        if b is not None:
+            return b
+        if self.scope.kinds.get(text) == "index":
+            return self.scope.symbols[text]
+        return None
+
+    def name(self, node: S.Name) -> sympy.Expr:
+        n = node.name
+        direct = self.lookup_bound(n)
+        if direct is None and n in self.scope.symbols:
+            direct = self.scope.symbols[n]
+        if direct is None and n in CONSTANTS:
+            direct = CONSTANTS[n]
+        if direct is None and n in self.scope.defines and not self.scope.defines[n].params:
+            self.used_defs.add(n)
+            direct = self.scope.defines[n].body
+        split = None
+        if "_" in n:
+            prefix, suffix = n.rsplit("_", 1)
+            if prefix in self.scope.families or (prefix in self.scope.defines and self.scope.defines[prefix].params):
+                iv = self.index_value(suffix, node.span)
+                if iv is not None:
+                    split = self.apply_family(prefix, [iv], node.span)
+            elif prefix in ("δ", "delta") and len(suffix) == 2:
+                a, b = self.index_value(suffix[0], node.span), self.index_value(suffix[1], node.span)
+                if a is not None and b is not None:
+                    split = KroneckerDelta(a, b)
+        if direct is not None and split is not None and direct != split:
+            raise error(f"`{n}` is ambiguous", node.span, "could mean two things",
+                        notes=[f"`{n}` is declared as a name, and `{n.rsplit('_', 1)[0]}` is a family indexed by `{n.rsplit('_', 1)[1]}`"],
+                        help="rename one of them", code="E-ambiguous")
+        if direct is not None:
+            return direct
+        if split is not None:
+            return split
+        if n in self.scope.families:
+            fam = self.scope.families[n]
+            raise error(f"`{n}` is a family and needs an index", node.span, "index missing",
+                        help=f"write `{n}_{fam.var}` or `{n}[{fam.var}]`", code="E-unknown-name")
+        cands = self.scope.all_names() | {k for fr in self.bound for k in fr}
+        guess = closest(n, cands)
+        hint = f"did you mean `{guess}`?" if guess else "declare it with `let`, `random` or `real`"
+        raise error(f"unknown name `{n}`", node.span, "not declared", help=hint, code="E-unknown-name")
+
+    def apply_family(self, name: str, indices: list, span: Span):
+        if name in self.scope.defines:
+            d = self.scope.defines[name]
+            if len(indices) != len(d.params):
+                raise error(f"`{name}` takes {len(d.params)} index(es)", span, code="E-arity")
+            self.used_defs.add(name)
+            return d.body.xreplace(dict(zip(d.params, indices)))
+        fam = self.scope.families[name]
+        if len(indices) != 1:
+            raise error(f"`{name}` takes one index, not {len(indices)}", span, code="E-arity")
+        iv = indices[0]
+        self.check_range(name, fam, iv, span)
+        return fam.base[iv]
+
+    def check_range(self, name, fam: Family, iv, span):
+        if iv.is_Integer:
+            lo_ok = sympy.Ge(iv, fam.lo)
+            hi_ok = sympy.Le(iv, fam.hi)
+            if lo_ok == sympy.false or hi_ok == sympy.false:
+                raise error(f"index {iv} is outside the range of `{name}`", span, "out of range",
+                            notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}"], code="E-range")
+            return
+        if iv.is_Symbol and iv in self.scope.index_ranges:
+            lo, hi = self.scope.index_ranges[iv]
+            if (lo, hi) != (fam.lo, fam.hi):
+                bad = (sympy.Lt(lo, fam.lo) == sympy.true) or (sympy.Gt(hi, fam.hi) == sympy.true)
+                if bad:
+                    raise error(f"index `{iv}` ranges over {lo}..{hi}, outside the range of `{name}`", span,
+                                "out of range", notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}"],
+                                code="E-range")
+
+    # ------------------------------------------------------------ expressions
+    def expr(self, node) -> sympy.Expr:
+        m = getattr(self, "e_" + type(node).__name__, None)
+        if m is None:
+            raise error("this kind of expression is not supported here", node.span, code="E-unsupported")
+        out = m(node)
+        if out.has(sympy.zoo, sympy.nan):
+            raise error("division by zero", node.span, "undefined", code="E-undefined")
+        return out
+
+    def e_Num(self, node: S.Num):
+        return number(node.text, node.span)
+
+    def e_Name(self, node: S.Name):
+        return self.name(node)
+
+    def e_Subscript(self, node: S.Subscript):
+        name = node.base.name
+        idx = [self.expr(i) for i in node.indices]
+        for i, n in zip(idx, node.indices):
+            if not (i.is_Integer or i.is_Symbol):
+                raise error("an index must be an index name or a whole number", n.span, code="E-index")
+        if name in ("δ", "delta") and len(idx) == 2:
+            return KroneckerDelta(*idx)
+        if name in self.scope.families or name in self.scope.defines:
+            return self.apply_family(name, idx, node.span)
+        raise error(f"`{name}` is not an indexed family", node.base.span, "not a family",
+                    help="declare it with `random NAME_i for i in LO..HI` or `real NAME_i for i in LO..HI`",
+                    code="E-unknown-name")
+
+    def e_Neg(self, node: S.Neg):
+        return -self.expr(node.operand)
+
+    def e_BinOp(self, node: S.BinOp):
+        a, b = self.expr(node.left), self.expr(node.right)
+        op = node.op
+        if op == "+":
+            return a + b
+        if op == "-":
+            return a - b
+        if op == "*":
+            return a * b
+        if op == "/":
+            if b == 0:
+                raise error("division by zero", node.right.span, "this is 0", code="E-undefined")
+            return a / b
+        if op == "^":
+            if b.is_number and (abs(b) > MAX_EXPONENT) and not (a == 0 or a == 1 or a == -1):
+                raise error("exponent too large", node.right.span, f"more than {MAX_EXPONENT}",
+                            notes=[f"numeric exponents are limited to {MAX_EXPONENT} so that checking stays fast"],
+                            code="E-limit")
+            if b.is_number and a.is_number and a.is_Integer and b.is_Integer and b > 0:
+                if abs(a) > 1 and float(b) * len(str(abs(a))) > 20000:
+                    raise error("number too large", node.span, "more than 20,000 digits", code="E-limit")
+            return a**b
+        raise error(f"unknown operator `{op}`", node.span, code="E-unsupported")
+
+    def e_Call(self, node: S.Call):
+        f = node.func
+        if f in NOT_YET:
+            raise error(f"{NOT_YET[f]} (`{f}`) are not supported by this version of stepcheck", node.func_span,
+                        "not supported yet", code="E-unsupported")
+        want = ARITY.get(f)
+        n = len(node.args)
+        if want is not None and n != want:
+            raise error(f"`{f}` takes {want} argument{'s' if want > 1 else ''}, not {n}", node.span,
+                        f"{n} given", help=_arity_help(f), code="E-arity")
+        args = [self.expr(a) for a in node.args]
+        if f == "E":
+            return E(args[0])
+        if f == "Var":
+            return Var(args[0])
+        if f == "Cov":
+            return Cov(args[0], args[1])
+        if f == "SD":
+            return SD(args[0])
+        if f == "sqrt":
+            return sympy.sqrt(args[0])
+        if f == "exp":
+            return sympy.exp(args[0])
+        if f == "log":
+            if n == 1:
+                return sympy.log(args[0])
+            if n == 2:
+                return sympy.log(args[0], args[1])
+            raise error("`log` takes 1 or 2 arguments", node.span, code="E-arity")
+        if f == "tanh":
+            return sympy.tanh(args[0])
+        if f == "abs":
+            return sympy.Abs(args[0])
+        if f in ("max", "min"):
+            if n < 2:
+                raise error(f"`{f}` of a single value: write at least two arguments", node.span, code="E-arity")
+            return (sympy.Max if f == "max" else sympy.Min)(*args)
+        if f == "delta":
+            return KroneckerDelta(args[0], args[1])
+        raise error(f"unknown function `{f}`", node.func_span, code="E-unsupported")
+
+    def e_BigOp(self, node: S.BigOp):
+        lo, hi = self.expr(node.lo), self.expr(node.hi)
+        for v, n in ((lo, node.lo), (hi, node.hi)):
+            if v.has(E, Var, Cov, SD) or not (v.is_integer or v.is_Integer):
+                if not (v.is_integer):
+                    raise error("summation bounds must be whole numbers or integer symbols", n.span,
+                                code="E-index")
+        d = Dummy(node.var.name, integer=True)
+        self.bound.append({node.var.name: d})
+        try:
+            body = self.expr(node.body)
+        finally:
+            self.bound.pop()
+        if node.op == "sum":
+            return sympy.Sum(body, (d, lo, hi))
+        return sympy.Product(body, (d, lo, hi))
+
+    def e_Vector(self, node: S.Vector):
+        raise error("vectors are not supported by this version of stepcheck", node.span, code="E-unsupported")
+
+    def e_Compare(self, node: S.Compare):
+        raise error("a relation cannot be used as a value here", node.span, code="E-unsupported")
+
+
+def _arity_help(f):
+    return {
+        "Cov": "write `Cov(X, Y)` with two random variables",
+        "E": "write `E[X]`",
+        "Var": "write `Var(X)`",
+        "SD": "write `SD(X)`",
+    }.get(f)
+
+
+# ------------------------------------------------------------------ facts
+
+def fact_kind(f) -> str:
+    if isinstance(f, IndepFact):
+        return "independence"
+    lhs, rhs = f.lhs, f.rhs
+    if getattr(f, "kind", None):
+        return f.kind
+    for a, b in ((lhs, rhs), (rhs, lhs)):
+        if isinstance(a, Cov) and b == 0:
+            return "uncorrelated"
+        if isinstance(a, E) and b == 0:
+            return "zero mean"
+        if isinstance(a, Var) and b == 1:
+            return "unit variance"
+        if isinstance(a, (Var, SD)):
+            return "variance"
+    return "equation"

@@ -1,0 +1,82 @@
+"""What the kernel is told: declarations and facts (plain data, no parsing)."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import sympy
+from sympy import Indexed, Symbol
+
+
+class KernelLimit(Exception):
+    """A resource limit was hit: the link is ``unknown``, never ``holds``."""
+
+
+@dataclass
+class Decls:
+    """The declarations a link is checked under.
+
+    ``random_symbols``: plain random variables; ``random_families``: names of
+    indexed random families (``q`` for ``q_i``); ``index_ranges``: the
+    declared range (lo, hi) of every index symbol.
+    """
+
+    random_symbols: frozenset = frozenset()
+    random_families: frozenset = frozenset()
+    index_ranges: dict = field(default_factory=dict)
+    family_ranges: dict = field(default_factory=dict)  # family name -> (lo, hi)
+
+    def is_rv(self, x) -> bool:
+        if isinstance(x, Symbol):
+            return x in self.random_symbols
+        if isinstance(x, Indexed):
+            return x.base.label.name in self.random_families
+        return False
+
+
+@dataclass(frozen=True, eq=False)
+class IndepFact:
+    """Mutual independence of a set of random variables.
+
+    ``families``: names of whole families (every member, every index);
+    ``members``: single variables, possibly with free index symbols (which
+    are universally quantified over their declared ranges); ``distinct``:
+    pairs of free index symbols required to differ (``for i != j``).
+    """
+
+    label: str
+    families: tuple = ()
+    members: tuple = ()
+    free: tuple = ()
+    distinct: tuple = ()
+    text: str = ""
+
+
+@dataclass(frozen=True, eq=False)
+class EqFact:
+    """An equation ``lhs = rhs``, universally quantified over ``free``."""
+
+    label: str
+    lhs: sympy.Expr
+    rhs: sympy.Expr
+    free: tuple = ()
+    distinct: tuple = ()
+    text: str = ""
+
+
+@dataclass
+class Limits:
+    seconds: float = 5.0  # per link
+    max_terms: int = 4000  # terms in one expansion
+    max_power: int = 12  # integer power of a sum / random expression
+    max_free_indices: int = 5  # free indices case-split
+
+
+class Deadline:
+    def __init__(self, seconds: float):
+        self.end = time.monotonic() + seconds
+        self.seconds = seconds
+
+    def check(self):
+        if time.monotonic() > self.end:
+            raise KernelLimit(f"time limit of {self.seconds:g} s per link reached")

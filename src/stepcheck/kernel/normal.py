@@ -1,0 +1,488 @@
+"""Normal forms of probability expressions (the heart of the kernel).
+
+An expression is turned into a list of :class:`Term`: a sympy coefficient
+and a tuple of *bound indices* (lifted from sums).  Invariant: within a term,
+bound indices of one range are pairwise distinct and distinct from every
+*known* index of that range (the link's free indices whose range may be used,
+and the bounds of enclosing sums).  Sums are split into these cases when they
+are lifted (``Σ_b f(b) = f(i) + Σ_{b≠i} f(b)``) and when two sums are
+multiplied (diagonal / off-diagonal).  Inside that world index equality is
+decided syntactically, so:
+
+* ``E`` is pushed through sums and constants (linearity);
+* ``E`` of a product factors into independent blocks when one independence
+  fact covers every variable and all variables are known distinct or equal
+  (factorization);
+* ``Var``, ``Cov``, ``SD`` unfold by definition;
+* Kronecker deltas between known indices evaluate to 0 or 1;
+* a bound index the summand no longer mentions collapses into a count.
+
+What remains is a polynomial in moment atoms ``E[...]``, canonical sum atoms
+``DSum`` and deterministic symbols.  Equation facts are applied by ideal
+membership (``reduce.py``).  No ``simplify()`` anywhere.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+import sympy
+from sympy import (Add, Dummy, Indexed, Integer, KroneckerDelta, Mul, Pow, Product, Sum,
+                   Symbol, Tuple)
+
+from .context import Deadline, Decls, EqFact, IndepFact, KernelLimit, Limits
+from .objects import SD, Cov, DSum, E, Var, canon_bound
+
+_PROB = (E, Var, Cov, SD)
+
+
+def _expand(x):
+    return sympy.expand(x, power_exp=False, power_base=False, log=False)
+
+
+@dataclass(frozen=True)
+class Term:
+    coeff: sympy.Expr
+    bounds: tuple = ()  # ((sym, lo, hi), ...)
+
+
+class Trace:
+    """What a normalisation relied on: rules, independence facts, ranges."""
+
+    def __init__(self):
+        self.rules: set[str] = set()
+        self.indep: dict[str, set[str]] = {}  # label -> set of weakest-form texts ("" = full)
+        self.ranges: set = set()  # free index symbols whose range was used
+        self.facts: set[str] = set()
+
+    def merge(self, other: "Trace"):
+        self.rules |= other.rules
+        for k, v in other.indep.items():
+            self.indep.setdefault(k, set()).update(v)
+        self.ranges |= other.ranges
+        self.facts |= other.facts
+
+
+def _rkey(lo, hi):
+    return (lo, hi)
+
+
+class Normalizer:
+    """Normalises expressions under fixed declarations and independence facts.
+
+    ``free``: the link's free index symbols (pairwise distinct: the caller
+    case-splits equalities); ``range_ok``: those whose declared range may be
+    used to split sums.
+    """
+
+    def __init__(self, decls: Decls, indep: list[IndepFact], free: tuple, range_ok: frozenset,
+                 limits: Limits | None = None, deadline: Deadline | None = None):
+        self.decls = decls
+        self.indep = list(indep)
+        self.free = tuple(free)
+        self.range_ok = frozenset(range_ok)
+        self.limits = limits or Limits()
+        self.deadline = deadline or Deadline(self.limits.seconds)
+        self.trace = Trace()
+        self.enclosing: list[tuple] = []  # (sym, lo, hi) of sums being lifted
+        self._rv_cache: dict = {}
+
+    # ------------------------------------------------------------ index world
+    def index_range(self, s):
+        return self.decls.index_ranges.get(s)
+
+    def known(self, lo, hi, bounds=()) -> list:
+        """Index symbols of range (lo, hi) known pairwise distinct here."""
+        out = [f for f in self.free if f in self.range_ok and self.index_range(f) == (lo, hi)]
+        out += [b for (b, l, h) in self.enclosing if (l, h) == (lo, hi)]
+        out += [b for (b, l, h) in bounds if (l, h) == (lo, hi)]
+        return out
+
+    def _bound_range(self, s, bounds):
+        for (b, l, h) in itertools.chain(bounds, self.enclosing):
+            if b == s:
+                return (l, h)
+        return None
+
+    def distinct(self, a, b, bounds) -> bool | None:
+        """True: known different; False: identical; None: may be equal."""
+        if a == b:
+            return False
+        if a.is_Integer and b.is_Integer:
+            return True
+        fa, fb = a in self.free, b in self.free
+        if fa and fb:
+            return True  # the caller's case split makes free indices distinct
+        ra, rb = self._bound_range(a, bounds), self._bound_range(b, bounds)
+        if ra is not None and rb is not None:
+            return True if ra == rb else None
+        if ra is not None and fb:
+            return True if (b in self.range_ok and self.index_range(b) == ra) else None
+        if rb is not None and fa:
+            return True if (a in self.range_ok and self.index_range(a) == rb) else None
+        return None
+
+    def same_var(self, x, y, bounds) -> bool | None:
+        """Whether two random variables are the same one (None: unknown)."""
+        if x == y:
+            return True
+        if isinstance(x, Indexed) and isinstance(y, Indexed):
+            if x.base != y.base or len(x.indices) != len(y.indices):
+                return False
+            res = True
+            for a, b in zip(x.indices, y.indices):
+                d = self.distinct(a, b, bounds)
+                if d is True:
+                    return False
+                if d is None:
+                    res = None
+            return res
+        return False
+
+    # ------------------------------------------------------------ random vars
+    def rvs(self, x) -> frozenset:
+        """Random variables occurring in ``x`` outside E/Var/Cov/SD."""
+        r = self._rv_cache.get(x)
+        if r is not None:
+            return r
+        if self.decls.is_rv(x):
+            r = frozenset([x])
+        elif isinstance(x, _PROB) or isinstance(x, DSum) or not x.args:
+            r = frozenset()
+        else:
+            r = frozenset().union(*(self.rvs(a) for a in x.args))
+        self._rv_cache[x] = r
+        return r
+
+    # ------------------------------------------------------------ terms
+    def terms(self, x) -> list[Term]:
+        self.deadline.check()
+        if not x.has(Sum, Product, *_PROB, KroneckerDelta):
+            return [Term(x)]
+        if isinstance(x, Add):
+            out = []
+            for a in x.args:
+                out.extend(self.terms(a))
+            self._check_size(out)
+            return out
+        if isinstance(x, Mul):
+            acc = [Term(Integer(1))]
+            for a in x.args:
+                acc = self.mul(acc, self.terms(a))
+            return acc
+        if isinstance(x, Pow):
+            base, ex = x.args
+            if ex.is_Integer and ex > 0 and (base.has(Sum) or self.rvs(base)):
+                if ex > self.limits.max_power:
+                    raise KernelLimit(f"power {ex} of a sum or random expression exceeds the limit {self.limits.max_power}")
+                bt = self.terms(base)
+                acc = bt
+                for _ in range(int(ex) - 1):
+                    acc = self.mul(acc, bt)
+                if base.has(Sum) and len(bt) > 1 or any(t.bounds for t in bt):
+                    self.trace.rules.add("sums")
+                return acc
+            return [Term(Pow(self.expr(base), self.expr(ex)))]
+        if isinstance(x, Sum):
+            return self.lift_sum(x)
+        if isinstance(x, E):
+            return self.expect(x.args[0])
+        if isinstance(x, Var):
+            self.trace.rules.add("def Var")
+            a = x.args[0]
+            return self.terms(E(a**2) - E(a) ** 2)
+        if isinstance(x, Cov):
+            self.trace.rules.add("def Cov")
+            a, b = x.args
+            return self.terms(E(a * b) - E(a) * E(b))
+        if isinstance(x, SD):
+            self.trace.rules.add("def SD")
+            return [Term(sympy.sqrt(self.expr(Var(x.args[0]))))]
+        if isinstance(x, KroneckerDelta):
+            return [Term(x)]
+        if isinstance(x, Product):
+            raise KernelLimit("products over an index (prod) are not supported by the kernel yet")
+        # any other function: normalise its arguments
+        if self.rvs(x):
+            return [Term(x)]
+        return [Term(x.func(*[self.expr(a) for a in x.args]))]
+
+    def _check_size(self, ts):
+        if len(ts) > self.limits.max_terms:
+            raise KernelLimit(f"expansion has more than {self.limits.max_terms} terms")
+
+    def mul(self, A: list[Term], B: list[Term]) -> list[Term]:
+        out = []
+        for t1 in A:
+            for t2 in B:
+                out.extend(self._mul2(t1, t2))
+                if len(out) > self.limits.max_terms:
+                    raise KernelLimit(f"expansion has more than {self.limits.max_terms} terms")
+        return out
+
+    def _mul2(self, t1: Term, t2: Term) -> list[Term]:
+        if not t2.bounds:
+            return [Term(t1.coeff * t2.coeff, t1.bounds)]
+        # rename t2's bounds apart, then split each against t1's bounds of its range
+        ren = {b: Dummy(b.name, integer=True) for (b, _, _) in t2.bounds}
+        c2 = t2.coeff.xreplace(ren)
+        b2 = [(ren[b], lo, hi) for (b, lo, hi) in t2.bounds]
+        results = []
+
+        def rec(k, used, kept, sub):
+            if k == len(b2):
+                coeff = t1.coeff * c2.xreplace(sub) if sub else t1.coeff * c2
+                results.append(Term(coeff, t1.bounds + tuple(kept)))
+                return
+            b, lo, hi = b2[k]
+            for (a, l, h) in t1.bounds:
+                if (l, h) == (lo, hi) and a not in used:
+                    self.trace.rules.add("sums")
+                    rec(k + 1, used | {a}, kept, {**sub, b: a})
+            rec(k + 1, used, kept + [(b, lo, hi)], sub)
+
+        rec(0, frozenset(), [], {})
+        return results
+
+    def lift_sum(self, s: Sum) -> list[Term]:
+        body = s.function
+        limits = list(s.limits)
+        if len(limits) > 1:
+            inner = Sum(body, *limits[:-1])
+            i, lo, hi = limits[-1]
+            body = inner
+        else:
+            i, lo, hi = limits[0]
+        # small concrete sums are unrolled: their indices are literals
+        if lo.is_Integer and hi.is_Integer:
+            n = int(hi) - int(lo) + 1
+            if n <= 0:
+                return [Term(Integer(0))]
+            if n <= 16:
+                out = []
+                for v in range(int(lo), int(hi) + 1):
+                    out.extend(self.terms(body.xreplace({i: Integer(v)})))
+                self.trace.rules.add("sums")
+                return out
+        out = []
+        # cases: the bound equals one of the known indices of its range ...
+        for f in self.known(lo, hi):
+            if f in self.free:
+                self.trace.ranges.add(f)
+            out.extend(self.terms(body.xreplace({i: f})))
+        if out:
+            self.trace.rules.add("sums")
+        # ... or differs from all of them
+        b = Dummy(i.name, integer=True)
+        self.enclosing.append((b, lo, hi))
+        try:
+            inner = self.terms(body.xreplace({i: b}))
+        finally:
+            self.enclosing.pop()
+        for t in inner:
+            out.append(Term(t.coeff, ((b, lo, hi),) + t.bounds))
+        self._check_size(out)
+        return out
+
+    # ------------------------------------------------------------ expectation
+    def expect(self, arg) -> list[Term]:
+        ts = self.terms(arg)
+        out = []
+        nmon = 0
+        for t in ts:
+            for mono in Add.make_args(_expand(t.coeff)):
+                nmon += 1
+                det, rand = [], []
+                for f in Mul.make_args(mono):
+                    (rand if self.rvs(f) else det).append(f)
+                d = Mul(*det)
+                if not rand:
+                    if d != 0:
+                        self.trace.rules.add("linearity")  # E[c] = c
+                    out.append(Term(d, t.bounds))
+                    continue
+                if det and d != 1:
+                    self.trace.rules.add("linearity")
+                out.append(Term(d * self.factorize(rand, t.bounds), t.bounds))
+        if nmon > 1:
+            self.trace.rules.add("linearity")
+        self._check_size(out)
+        return out
+
+    def factorize(self, factors: list, bounds) -> sympy.Expr:
+        """E[product of factors] as a product of independent blocks' atoms."""
+        whole = Mul(*factors)
+        # merge powers of the same variable written apart (q_i q_i -> q_i^2)
+        fvars = [self.rvs(f) for f in factors]
+        allv = sorted(frozenset().union(*fvars), key=sympy.default_sort_key)
+        # every pair of variables must be known identical or known distinct
+        for x, y in itertools.combinations(allv, 2):
+            if self.same_var(x, y, bounds) is None:
+                return E(whole)
+        if len(allv) < 2:
+            return E(whole)
+        # blocks: factors sharing a variable stay together
+        parent = list(range(len(factors)))
+
+        def find(k):
+            while parent[k] != k:
+                parent[k] = parent[parent[k]]
+                k = parent[k]
+            return k
+
+        for a, b in itertools.combinations(range(len(factors)), 2):
+            if fvars[a] & fvars[b]:
+                parent[find(a)] = find(b)
+        groups: dict[int, list] = {}
+        for k in range(len(factors)):
+            groups.setdefault(find(k), []).append(factors[k])
+        if len(groups) < 2:
+            return E(whole)
+        for fact in self.indep:
+            if self.covers(fact, allv, bounds):
+                self.trace.rules.add("factorization")
+                weak = ""
+                if len(allv) == 2 and all(f in allv for f in factors) and len(factors) == 2:
+                    weak = "uncorrelated({}, {})".format(*[_show(v) for v in factors])
+                self.trace.indep.setdefault(fact.label, set()).add(weak)
+                return Mul(*[E(Mul(*g)) for g in groups.values()])
+        return E(whole)
+
+    def covers(self, fact: IndepFact, allv, bounds) -> bool:
+        """Does ``fact`` make all of ``allv`` (distinct variables) mutually independent?"""
+        rest = []
+        for v in allv:
+            if isinstance(v, Indexed) and v.base.label.name in fact.families:
+                continue
+            rest.append(v)
+        if not rest:
+            return True
+        members = list(fact.members)
+        pattern_vars = set(fact.free)
+
+        def match(v, m, binding):
+            if isinstance(m, Symbol) or not isinstance(m, Indexed):
+                return binding if v == m else None
+            if not isinstance(v, Indexed) or v.base != m.base or len(v.indices) != len(m.indices):
+                return None
+            bnd = dict(binding)
+            for a, p in zip(v.indices, m.indices):
+                if p in pattern_vars:
+                    if p in bnd:
+                        if bnd[p] != a:
+                            return None
+                    else:
+                        if not self.in_range(a, self.index_range(p), bounds):
+                            return None
+                        bnd[p] = a
+                elif p != a:
+                    return None
+            return bnd
+
+        def rec(k, used, binding):
+            if k == len(rest):
+                for (p, q) in fact.distinct:
+                    if p in binding and q in binding and self.distinct(binding[p], binding[q], bounds) is not True:
+                        return False
+                return True
+            for mi, m in enumerate(members):
+                if mi in used:
+                    continue
+                bnd = match(rest[k], m, binding)
+                if bnd is not None and rec(k + 1, used | {mi}, bnd):
+                    return True
+            return False
+
+        return rec(0, frozenset(), {})
+
+    def in_range(self, a, rng, bounds) -> bool:
+        """Is the index value ``a`` known to lie in ``rng``?"""
+        if rng is None:
+            return False
+        lo, hi = rng
+        if a.is_Integer:
+            return bool(sympy.Ge(a, lo) == sympy.true) and bool(sympy.Le(a, hi) == sympy.true)
+        br = self._bound_range(a, bounds)
+        if br is not None:
+            return br == rng
+        return self.index_range(a) == rng
+
+    # ------------------------------------------------------------ to expressions
+    def expr(self, x) -> sympy.Expr:
+        """Normalise ``x`` (no equation facts) to a canonical sympy expression."""
+        return self.collect(self.terms(x))
+
+    def resolve_deltas(self, coeff, bounds):
+        ds = coeff.atoms(KroneckerDelta)
+        if not ds:
+            return coeff
+        sub = {}
+        for d in ds:
+            a, b = d.args
+            r = self.distinct(a, b, bounds)
+            if r is True:
+                sub[d] = Integer(0)
+            elif r is False:
+                sub[d] = Integer(1)
+        if sub:
+            self.trace.rules.add("sums")
+            return coeff.xreplace(sub)
+        return coeff
+
+    def collect(self, ts: list[Term]) -> sympy.Expr:
+        out = []
+        for t in ts:
+            self.deadline.check()
+            c = self.resolve_deltas(t.coeff, t.bounds)
+            if not t.bounds:
+                out.append(c)
+                continue
+            for mono in Add.make_args(_expand(c)):
+                out.append(self.sum_atom(mono, t.bounds))
+        return _expand(Add(*out))
+
+    def sum_atom(self, mono, bounds) -> sympy.Expr:
+        """Σ over distinct ``bounds`` of a monomial, as count × DSum(...)."""
+        if mono == 0:
+            return Integer(0)
+        syms = mono.free_symbols
+        keep = [bd for bd in bounds if bd[0] in syms]
+        coeff = Integer(1)
+        # collapse the bounds the summand does not mention
+        remaining = list(bounds)
+        for bd in bounds:
+            if bd[0] in syms:
+                continue
+            b, lo, hi = bd
+            others = [x for x in remaining if x is not bd]
+            n_known = len(self.known(lo, hi, tuple(o for o in others)))
+            coeff *= (hi - lo + 1) - n_known
+            remaining = others
+            self.trace.rules.add("sums")
+        if not keep:
+            return coeff * mono
+        inside, outside = [], []
+        bsyms = {bd[0] for bd in keep}
+        for f in Mul.make_args(mono):
+            (inside if f.free_symbols & bsyms else outside).append(f)
+        summand = Mul(*inside)
+        coeff *= Mul(*outside)
+        # canonical renaming of the bound indices
+        best = None
+        perms = itertools.permutations(keep) if len(keep) <= 4 else [tuple(keep)]
+        for perm in perms:
+            ren = {bd[0]: canon_bound(k + 1) for k, bd in enumerate(perm)}
+            s = summand.xreplace(ren)
+            bt = Tuple(*[Tuple(ren[b], lo, hi) for (b, lo, hi) in perm])
+            key = sympy.srepr(s) + sympy.srepr(bt)
+            if best is None or key < best[0]:
+                best = (key, s, bt)
+        ranges = {(lo, hi) for (_, lo, hi) in keep}
+        excl = sorted({f for (lo, hi) in ranges for f in self.known(lo, hi)}, key=sympy.default_sort_key)
+        return coeff * DSum(best[1], best[2], Tuple(*excl))
+
+
+def _show(v) -> str:
+    if isinstance(v, Indexed):
+        return f"{v.base.label}_{','.join(str(i) for i in v.indices)}"
+    return str(v)

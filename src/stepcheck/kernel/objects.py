@@ -1,0 +1,79 @@
+"""The sympy objects the kernel reasons about.
+
+``E``, ``Var``, ``Cov`` and ``SD`` are unevaluated sympy functions: the
+elaborator builds them from the parse tree, and only the kernel's normaliser
+gives them meaning.  ``DSum`` is the kernel's canonical sum atom: a sum over a
+tuple of pairwise distinct bound indices, each also distinct from a set of
+free indices (see ``normal.py``).
+"""
+from __future__ import annotations
+
+import sympy
+from sympy import Function, Symbol
+
+
+class E(Function):
+    """Expectation E[X] (unevaluated)."""
+
+    nargs = 1
+    is_real = True
+
+
+class Var(Function):
+    """Variance Var(X) (unevaluated)."""
+
+    nargs = 1
+    is_real = True
+
+
+class Cov(Function):
+    """Covariance Cov(X, Y) (unevaluated)."""
+
+    nargs = 2
+    is_real = True
+
+
+class SD(Function):
+    """Standard deviation SD(X) (unevaluated)."""
+
+    nargs = 1
+    is_real = True
+
+
+class DSum(Function):
+    """DSum(summand, bounds, excluded): canonical sum atom.
+
+    ``bounds`` is a Tuple of Tuple(b, lo, hi) with canonical bound symbols
+    ``_b1, _b2, ...``; the sum runs over tuples of pairwise distinct values,
+    each also different from every index symbol in ``excluded`` that shares
+    its range.
+    """
+
+    nargs = 3
+    is_real = True
+
+
+PROB_OPS = (E, Var, Cov, SD)
+
+_CANON: dict[int, Symbol] = {}
+
+
+def canon_bound(k: int) -> Symbol:
+    """The k-th canonical bound index symbol (a name users cannot write)."""
+    s = _CANON.get(k)
+    if s is None:
+        s = _CANON[k] = Symbol(f"_b{k}", integer=True)
+    return s
+
+
+def is_canon_bound(s) -> bool:
+    return isinstance(s, Symbol) and s.name.startswith("_b")
+
+
+def atoms_of(expr):
+    """The moment atoms (E[...] and DSum) of an expression."""
+    return expr.atoms(E, DSum)
+
+
+def is_number(x) -> bool:
+    return isinstance(x, sympy.Basic) and x.is_number

@@ -1,0 +1,85 @@
+"""Ideal membership: applying equation facts soundly.
+
+A polynomial ``p`` (in moment atoms and every other generator, over QQ) that
+reduces to 0 modulo a Gröbner basis of the fact polynomials lies in the ideal
+they generate, so ``p = 0`` wherever the facts hold.  Every generator
+(``d_k``, ``1/d_k``, ``sqrt(d_k)``, ``E[q_i]``...) is treated as an
+independent variable: this can miss identities, never invent them.
+Denominators are cleared first (``p = N/D`` is 0 where defined iff ``N`` is).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import sympy
+from sympy import QQ, groebner, reduced
+from sympy.polys.polyerrors import PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed
+from sympy.polys.polytools import parallel_poly_from_expr
+
+from .objects import DSum, E
+
+
+class Inconsistent(Exception):
+    """The facts generate the unit ideal: they contradict each other."""
+
+
+def _num_den(x):
+    if not x.has(sympy.Pow) and not x.is_Rational:
+        return x, sympy.Integer(1)
+    n, d = sympy.fraction(sympy.together(x))
+    return sympy.expand(n), d
+
+
+def has_atoms(x) -> bool:
+    return x.has(E, DSum)
+
+
+@lru_cache(maxsize=4096)
+def _basis(polys: tuple, gens: tuple):
+    G = groebner(list(polys), *gens, order="grevlex", domain=QQ)
+    return tuple(G.exprs)
+
+
+def reduce_modulo(p, facts) -> sympy.Expr:
+    """The remainder of ``p`` modulo the ideal of ``facts`` (each ``= 0``).
+
+    Raises :class:`Inconsistent` when the facts generate the unit ideal.
+    """
+    facts = [f for f in facts if f != 0]
+    if not facts:
+        return p
+    if p == 0:
+        basis_of(facts)  # still report inconsistency
+        return p
+    pn, pd = _num_den(p)
+    fn = tuple(sorted({_num_den(f)[0] for f in facts}, key=sympy.default_sort_key))
+    try:
+        polys, opt = parallel_poly_from_expr([pn, *fn], domain=QQ)
+    except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
+        return p
+    gens = tuple(opt.gens)
+    if not gens:
+        return p
+    G = _basis(fn, gens)
+    if list(G) == [1]:
+        raise Inconsistent()
+    _, r = reduced(pn, list(G), *gens, order="grevlex", domain=QQ)
+    return r / pd if pd != 1 else r
+
+
+def basis_of(facts) -> tuple:
+    fn = tuple(sorted({_num_den(f)[0] for f in facts if f != 0}, key=sympy.default_sort_key))
+    if not fn:
+        return ()
+    if all(f.is_number for f in fn):
+        if any(f != 0 for f in fn):
+            raise Inconsistent()
+        return ()
+    try:
+        polys, opt = parallel_poly_from_expr(list(fn), domain=QQ)
+    except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
+        return ()
+    G = _basis(fn, tuple(opt.gens))
+    if list(G) == [1]:
+        raise Inconsistent()
+    return G

@@ -1,0 +1,118 @@
+"""Result objects: what checking a file produced.
+
+These are plain data, shared by the checker (which fills them), the
+terminal/JSON reporters, the pytest plugin and the Python API.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .errors import Diagnostic, Span
+
+HOLDS = "holds"
+FAILS = "fails"
+UNKNOWN = "unknown"
+
+# kinds of assumptions (used for reports and colours)
+KINDS = (
+    "independence",
+    "uncorrelated",
+    "zero mean",
+    "unit variance",
+    "variance",
+    "distribution",
+    "range",
+    "sign",
+    "equation",
+    "inequality",
+    "definition",
+    "step",
+)
+
+
+@dataclass
+class AssumptionInfo:
+    label: str
+    kind: str  # one of KINDS (the kind of its first fact when mixed)
+    facts: list[str]  # the facts as written
+    kinds: list[str]  # kind of each fact
+    span: Span
+
+
+@dataclass
+class Use:
+    """One assumption (or cited step, or implicit side condition) a link needs."""
+
+    label: str  # the user's label, a step name, or e.g. "range of i"
+    kind: str
+    implicit: bool = False  # a side condition the user did not state
+    weakest: str | None = None  # e.g. "uncorrelated(q_i, k_i)" when that suffices
+    detail: str | None = None
+
+
+@dataclass
+class LinkResult:
+    index: int  # 1-based position in its chain
+    rel: str
+    lhs: str  # the two sides as the user wrote them (source text)
+    rhs: str
+    span: Span
+    status: str  # HOLDS | FAILS | UNKNOWN
+    rules: list[str] = field(default_factory=list)
+    uses: list[Use] = field(default_factory=list)
+    cited: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)  # facts needed but not cited
+    unneeded: list[str] = field(default_factory=list)  # cited but not needed
+    residual: str | None = None  # lhs - rhs after normalisation, when not zero
+    message: str | None = None  # why unknown / fails, in words
+    counterexample: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+@dataclass
+class StepResult:
+    name: str
+    span: Span
+    kind: str  # "step" | "refute"
+    statement: str  # "first REL last" as text
+    rel: str
+    links: list[LinkResult]
+    status: str
+    rests_on: list[str] = field(default_factory=list)  # assumption labels, transitively
+    steps_cited: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FileReport:
+    path: str
+    text: str
+    name: str | None = None
+    title: str | None = None
+    source: str | None = None
+    assumptions: list[AssumptionInfo] = field(default_factory=list)
+    steps: list[StepResult] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # errors and warnings
+    seconds: float = 0.0
+
+    @property
+    def errors(self) -> list[Diagnostic]:
+        return [d for d in self.diagnostics if d.severity == "error"]
+
+    fatal: bool = False  # the file could not be read or parsed: no steps checked
+
+    @property
+    def ok(self) -> bool:
+        return not self.fatal and not self.errors and all(s.status == HOLDS for s in self.steps)
+
+    def exit_code(self) -> int:
+        if self.fatal:
+            return 2
+        return 0 if self.ok else 1
+
+    def counts(self) -> dict[str, int]:
+        c = {HOLDS: 0, FAILS: 0, UNKNOWN: 0}
+        for s in self.steps:
+            for link in s.links:
+                c[link.status] = c.get(link.status, 0) + 1
+        return c

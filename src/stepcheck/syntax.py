@@ -1,0 +1,248 @@
+"""The abstract syntax of ``.step`` files.
+
+Every node carries the :class:`~stepcheck.errors.Span` of the source text it
+came from, so any later stage can point the user at the right place.  The
+parser (``parser.py``) builds these nodes; the elaborator (``elaborate.py``)
+turns expressions into sympy objects.  Names are kept as written here:
+``q_i`` is ``Name("q_i")``; whether it means the family ``q`` at index ``i``
+is decided by the elaborator, which knows the declarations.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from .errors import Span
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass
+class Num:
+    text: str  # as written: "2.5", "1e-9", "6"
+    span: Span
+
+
+@dataclass
+class Name:
+    name: str  # "X", "q_i", "d_k", "δ_ij", "σ"
+    span: Span
+
+
+@dataclass
+class Subscript:
+    """``q_{i}`` or ``q[i]`` (explicit subscripts, one or more indices)."""
+
+    base: Name
+    indices: list["Expr"]
+    span: Span
+
+
+@dataclass
+class BinOp:
+    op: str  # "+", "-", "*", "/", "^"
+    left: "Expr"
+    right: "Expr"
+    span: Span
+    implicit: bool = False  # "*" written as juxtaposition
+
+
+@dataclass
+class Neg:
+    operand: "Expr"
+    span: Span
+
+
+@dataclass
+class Call:
+    """``f(a, b)``, ``E[X]`` (bracket=True) or ``|x|`` (func="abs")."""
+
+    func: str  # canonical spelling: "sqrt" for "√", "E", "Var", ...
+    args: list["Expr"]
+    span: Span
+    func_span: Span
+    bracket: bool = False
+
+
+@dataclass
+class BigOp:
+    """``sum(i=1..n, f)``, ``Σ_{i=1}^{n} f``, ``prod(i=1..n, f)``."""
+
+    op: str  # "sum" | "prod"
+    var: Name
+    lo: "Expr"
+    hi: "Expr"
+    body: "Expr"
+    span: Span
+
+
+@dataclass
+class Vector:
+    items: list["Expr"]
+    span: Span
+
+
+@dataclass
+class Compare:
+    """A relation used as a value, e.g. inside ``P(S = 0)``."""
+
+    op: str
+    left: "Expr"
+    right: "Expr"
+    span: Span
+
+
+Expr = Union[Num, Name, Subscript, BinOp, Neg, Call, BigOp, Vector, Compare]
+
+# ---------------------------------------------------------------- declarations
+
+
+@dataclass
+class TypeSpec:
+    """``positive integer``, ``real``, ``index 1..n`` ..."""
+
+    kind: str  # "integer", "positive integer", "real", "positive real", "nonnegative real", "index"
+    span: Span
+    lo: Expr | None = None  # for "index"
+    hi: Expr | None = None
+
+
+@dataclass
+class Derivation:
+    name: Name
+    title: str | None
+    span: Span
+
+
+@dataclass
+class Source:
+    text: str
+    span: Span
+
+
+@dataclass
+class Let:
+    names: list[Name]
+    type: TypeSpec
+    span: Span
+
+
+@dataclass
+class FamilyRange:
+    """``for i in 1..n`` after ``random`` or ``real``."""
+
+    var: Name
+    lo: Expr
+    hi: Expr
+    span: Span
+
+
+@dataclass
+class Random:
+    names: list[Name]  # as written: "q_i", "X"
+    family: FamilyRange | None
+    distribution: Call | Name | None  # "Normal(0, 1)", "Rademacher"
+    span: Span
+
+
+@dataclass
+class RealDecl:
+    names: list[Name]
+    family: FamilyRange | None
+    span: Span
+
+
+@dataclass
+class Define:
+    name: Name  # "p_i" (the defined name as written, maybe with an index)
+    body: Expr
+    span: Span
+
+
+@dataclass
+class Use:
+    path: str
+    span: Span
+
+
+# ---------------------------------------------------------------- facts
+
+
+@dataclass
+class ForCond:
+    """``for i != j`` restricting a fact's free indices."""
+
+    left: Name
+    right: Name
+    span: Span
+
+
+@dataclass
+class EqFact:
+    """An equation or inequality: ``E[q_i] = 0``, ``Cov(X, Y) = 0``, ``c > 0``."""
+
+    rel: str  # "=", "<", "<=", ">", ">=", "!="
+    left: Expr
+    right: Expr
+    span: Span
+    cond: ForCond | None = None
+
+
+@dataclass
+class IndepFact:
+    """``independent(q, k)``, ``X ⟂ Y`` (kind="independent") or ``uncorrelated(X, Y)``."""
+
+    kind: str  # "independent" | "uncorrelated"
+    args: list[Expr]  # family names, variables
+    span: Span
+    cond: ForCond | None = None
+
+
+Fact = Union[EqFact, IndepFact]
+
+
+@dataclass
+class Assume:
+    label: Name
+    facts: list[Fact]
+    span: Span
+
+
+# ---------------------------------------------------------------- steps
+
+
+@dataclass
+class Ref:
+    """One citation after ``by``: a label, a step, ``def p``, or a rule name."""
+
+    text: str  # "indep", "def p", "linearity", "var_dot.var_sum"
+    span: Span
+
+
+@dataclass
+class Link:
+    rel: str  # "=", "<", "<=", ">", ">=", "≈"
+    rhs: Expr
+    refs: list[Ref]
+    span: Span  # the whole link line (relation to end of refs)
+    has_by: bool = False
+
+
+@dataclass
+class Step:
+    name: Name
+    first: Expr
+    links: list[Link]
+    span: Span
+    kind: str = "step"  # "step" | "refute"
+    under: list[Ref] = field(default_factory=list)  # for refute ... under REFS
+
+
+Statement = Union[Derivation, Source, Let, Random, RealDecl, Define, Use, Assume, Step]
+
+
+@dataclass
+class Program:
+    file: str
+    statements: list[Statement]
+    text: str
