@@ -70,6 +70,7 @@ class Checker:
         self.lines = rep.text.splitlines()
         self._prover = None
         self.contradiction: set[str] = set()
+        self.implicit_index: set[str] = set()
 
     # ------------------------------------------------------------ utilities
     def err(self, e: StepError):
@@ -150,6 +151,9 @@ class Checker:
                                 help="declare the bound with `let n: positive integer`", code="E-index")
             for nm in st.names:
                 sym = Symbol(nm.name, integer=True)
+                if nm.name in self.implicit_index and self.scope.index_ranges.get(sym) == (lo, hi):
+                    self.implicit_index.discard(nm.name)  # the same index, declared explicitly later
+                    continue
                 self.declare(nm, "index", sym)
                 self.scope.index_ranges[sym] = (lo, hi)
             return
@@ -167,6 +171,15 @@ class Checker:
             if not v.is_integer:
                 raise error("a family range needs whole-number bounds", node.span, code="E-index")
         var = fr.var.name
+        if var not in self.scope.symbols:
+            # `for i in 1..n` declares i as an index over 1..n unless it is declared already
+            sym = Symbol(var, integer=True)
+            self.declare(fr.var, "index", sym)
+            self.scope.index_ranges[sym] = (lo, hi)
+            self.implicit_index.add(var)
+        elif self.scope.kinds.get(var) != "index":
+            raise error(f"`{var}` is not an index", fr.var.span, help=f"declare it with `let {var}: index {lo}..{hi}`",
+                        code="E-index")
         for nm in names:
             n = nm.name
             if not n.endswith("_" + var):

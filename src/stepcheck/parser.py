@@ -925,7 +925,7 @@ def _token_error(exc, text: str, file: str) -> StepError:
         help_text = "write `by ...` on the same line as the link it justifies, e.g. `= B  by r`"
     elif _first_token_on_line(tok, text) and len(ex_vals & set(_STATEMENT_KEYWORDS)) >= 3:
         label = "a statement cannot start here"
-        if _line_text(text, line)[:1].isspace() and kw == "step":
+        if _line_text(text, line)[:1].isspace() and _statement_keyword(text, line - 1) == "step":
             help_text = "a link line must begin with a relation such as `=` or `<=`; a new statement begins with a keyword such as `let`, `assume` or `step`"
         else:
             help_text = "a statement begins with a keyword: `derivation`, `source`, `use`, `let`, `random`, `real`, `define`, `assume`, `step` or `refute`"

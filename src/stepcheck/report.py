@@ -232,8 +232,10 @@ def summary_line(report: FileReport) -> str:
 
 def verdict(report: FileReport) -> tuple[str, str]:
     """(style, sentence) for one file."""
-    if report.fatal:
+    if report.fatal and not report.steps:
         return FAILS, "NOT checked: the file could not be read or parsed"
+    if report.fatal:
+        return FAILS, f"NOT verified: {_plural(len(report.errors), 'input error')} (see above); the rest was checked"
     c = report.counts()
     nerr = len(report.errors)
     bad = []

@@ -86,6 +86,7 @@ class Normalizer:
         self.trace = Trace()
         self.enclosing: list[tuple] = []  # (sym, lo, hi) of sums being lifted
         self._rv_cache: dict = {}
+        self.reducer = None  # callable(normalizer, terms) -> expr, applying equation facts
 
     # ------------------------------------------------------------ index world
     def index_range(self, s):
@@ -409,8 +410,15 @@ class Normalizer:
 
     # ------------------------------------------------------------ to expressions
     def expr(self, x) -> sympy.Expr:
-        """Normalise ``x`` (no equation facts) to a canonical sympy expression."""
-        return self.collect(self.terms(x))
+        """Normalise ``x`` to a canonical sympy expression.
+
+        Equation facts are applied by ``reducer`` (set by the prover) when
+        present, so facts reach inside sqrt(...) and other functions too.
+        """
+        ts = self.terms(x)
+        if self.reducer is not None:
+            return self.reducer(self, ts)
+        return self.collect(ts)
 
     def resolve_deltas(self, coeff, bounds):
         ds = coeff.atoms(KroneckerDelta)

@@ -96,25 +96,37 @@ class LinkProver:
         return Attempt(holds, residual, trace)
 
     def normal_difference(self, nz: Normalizer, lhs, rhs, eqs) -> sympy.Expr:
-        ts = nz.terms(lhs) + [Term(-t.coeff, t.bounds) for t in nz.terms(rhs)]
-        # facts inside sums: reduce each summand in its own index world
         if eqs:
-            red = []
-            for t in ts:
-                if t.bounds and has_atoms(t.coeff):
-                    c = nz.resolve_deltas(t.coeff, t.bounds)
-                    inst = self.instances(nz, eqs, c, t.bounds)
-                    if inst:
-                        c2 = _expand(reduce_modulo(c, inst))
-                        if c2 != _expand(c):
-                            nz.trace.rules.add("facts")
-                        c = c2
-                    red.append(Term(c, t.bounds))
-                else:
-                    red.append(t)
-            ts = red
-        d = nz.collect(ts)
-        if d == 0 or not eqs:
+            nz.reducer = lambda n, ts: self.reduce_terms(n, ts, eqs)
+        ts = nz.terms(lhs) + [Term(-t.coeff, t.bounds) for t in nz.terms(rhs)]
+        d = self.reduce_terms(nz, ts, eqs)
+        if d != 0 and d.has(sympy.Pow):
+            n, _ = sympy.fraction(sympy.together(d))
+            if _expand(n) == 0:
+                return Integer(0)
+        return d
+
+    def reduce_terms(self, nz: Normalizer, ts, eqs) -> sympy.Expr:
+        """Collect terms into a normal form, applying the equation facts."""
+        if not eqs:
+            return nz.collect(ts)
+        red = []
+        # quantified facts inside sums: reduce each summand in its own index world
+        qeqs = [f for f in eqs if f.free]
+        for t in ts:
+            if qeqs and t.bounds and has_atoms(t.coeff):
+                c = nz.resolve_deltas(t.coeff, t.bounds)
+                inst = self.instances(nz, qeqs, c, t.bounds)
+                if inst:
+                    c2 = _expand(reduce_modulo(c, inst))
+                    if c2 != _expand(c):
+                        nz.trace.rules.add("facts")
+                    c = c2
+                red.append(Term(c, t.bounds))
+            else:
+                red.append(t)
+        d = nz.collect(red)
+        if d == 0 or not has_atoms(d) and not d.free_symbols:
             return d
         inst = self.instances(nz, eqs, d, ())
         if inst:
@@ -122,10 +134,6 @@ class LinkProver:
             if d2 != d:
                 nz.trace.rules.add("facts")
             d = d2
-        if d != 0 and d.has(sympy.Pow):
-            n, _ = sympy.fraction(sympy.together(d))
-            if _expand(n) == 0:
-                return Integer(0)
         return d
 
     def instances(self, nz: Normalizer, eqs, expr, bounds) -> list:
@@ -135,8 +143,9 @@ class LinkProver:
             vals |= {a for a in ix.indices if a.is_Symbol or a.is_Integer}
         vals = sorted(vals, key=sympy.default_sort_key)
         out = []
-        saved = nz.enclosing
+        saved, saved_reducer = nz.enclosing, nz.reducer
         nz.enclosing = list(bounds)
+        nz.reducer = None  # facts are normalised structurally, never by other facts
         try:
             for f in eqs:
                 base = f.lhs - f.rhs
@@ -157,7 +166,7 @@ class LinkProver:
                     if got != 0:
                         out.append(got)
         finally:
-            nz.enclosing = saved
+            nz.enclosing, nz.reducer = saved, saved_reducer
         return out
 
     # ---------------------------------------------------------------- attribution

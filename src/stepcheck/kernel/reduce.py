@@ -57,7 +57,7 @@ def reduce_modulo(p, facts) -> sympy.Expr:
         polys, opt = parallel_poly_from_expr([pn, *fn], domain=QQ)
     except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
         return p
-    gens = tuple(opt.gens)
+    gens = _order_gens(opt.gens)
     if not gens:
         return p
     G = _basis(fn, gens)
@@ -79,7 +79,16 @@ def basis_of(facts) -> tuple:
         polys, opt = parallel_poly_from_expr(list(fn), domain=QQ)
     except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
         return ()
-    G = _basis(fn, tuple(opt.gens))
+    G = _basis(fn, _order_gens(opt.gens))
     if list(G) == [1]:
         raise Inconsistent()
     return G
+
+
+def _order_gens(gens) -> tuple:
+    """Moment atoms first (eliminated in favour of parameters), bigger ones first."""
+    atoms = [g for g in gens if g.has(E, DSum)]
+    rest = [g for g in gens if not g.has(E, DSum)]
+    atoms.sort(key=lambda g: (-sympy.count_ops(g), sympy.default_sort_key(g)))
+    rest.sort(key=sympy.default_sort_key)
+    return tuple(atoms + rest)

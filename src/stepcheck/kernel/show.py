@@ -7,6 +7,8 @@ from sympy.printing.str import StrPrinter
 class KernelPrinter(StrPrinter):
     """Prints E[...] with brackets, canonical sums as Σ, and indexed names as q_i."""
 
+    printmethod = "_stepcheck_str"  # ignore objects' own _sympystr (Indexed has one)
+
     def _print_E(self, e):
         return f"E[{self._print(e.args[0])}]"
 
@@ -21,8 +23,9 @@ class KernelPrinter(StrPrinter):
 
     def _print_Indexed(self, e):
         idx = ",".join(self._print(i) for i in e.indices)
-        return f"{self._print(e.base.label)}_{idx}" if len(e.indices) == 1 and len(idx) == 1 else \
-            f"{self._print(e.base.label)}_{{{idx}}}"
+        if len(e.indices) == 1 and (len(idx) == 1 or idx.isdigit() or idx.isalnum()):
+            return f"{self._print(e.base.label)}_{idx}"
+        return f"{self._print(e.base.label)}_{{{idx}}}"
 
     def _print_Symbol(self, s):
         n = s.name
