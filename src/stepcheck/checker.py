@@ -435,7 +435,9 @@ class Checker:
         if bad:
             lr.message = "not checked: a reference is unknown (see above)"
             return
-        all_labels = [s for s in self.steps if self.step_facts.get(s)] + list(self.facts)
+        # only verified steps are inferred; a cited unverified step is flagged below
+        all_labels = [s for s in self.steps if self.step_facts.get(s) and self.steps[s].status == HOLDS]
+        all_labels += list(self.facts)
         candidates = cited if lk.has_by else all_labels
         if self.contradiction & set(candidates):
             lr.status = UNKNOWN
@@ -460,6 +462,17 @@ class Checker:
             if out_all.status == FAILS:
                 out = out_all
         lr.rules = list(out.rules)
+        shaky = [u for u in out.used if u in self.steps and self.steps[u].status != HOLDS]
+        if out.status == HOLDS and shaky:
+            lr.status = UNKNOWN
+            self.fill_uses(lr, out)
+            lr.message = "follows only from " + ", ".join(f"`{u}`" for u in shaky) + ", which is not verified"
+            lr.diagnostics.append(Diagnostic(
+                "error", "this step rests on an unverified step", lk.span,
+                "uses " + ", ".join(f"`{u}`" for u in shaky),
+                notes=[f"`{u}` is {self.steps[u].status}" for u in shaky],
+                help="fix the cited step first", code="E-unverified-citation"))
+            return
         if out.status == HOLDS:
             lr.status = HOLDS
             self.fill_uses(lr, out)

@@ -143,9 +143,10 @@ class LinkProver:
             vals |= {a for a in ix.indices if a.is_Symbol or a.is_Integer}
         vals = sorted(vals, key=sympy.default_sort_key)
         out = []
-        saved, saved_reducer = nz.enclosing, nz.reducer
+        saved, saved_reducer, saved_trace = nz.enclosing, nz.reducer, nz.trace
         nz.enclosing = list(bounds)
         nz.reducer = None  # facts are normalised structurally, never by other facts
+        nz.trace = Trace()  # rules used to read a fact are not the link's rules
         try:
             for f in eqs:
                 base = f.lhs - f.rhs
@@ -166,7 +167,7 @@ class LinkProver:
                     if got != 0:
                         out.append(got)
         finally:
-            nz.enclosing, nz.reducer = saved, saved_reducer
+            nz.enclosing, nz.reducer, nz.trace = saved, saved_reducer, saved_trace
         return out
 
     # ---------------------------------------------------------------- attribution
