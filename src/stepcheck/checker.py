@@ -108,6 +108,7 @@ class Checker:
                 random_families=frozenset(n for n, f in self.scope.families.items() if f.random),
                 index_ranges=dict(self.scope.index_ranges),
                 family_ranges={n: (f.lo, f.hi) for n, f in self.scope.families.items()},
+                order={n: k for k, n in enumerate(self.scope.spans)},
             )
             self._prover = LinkProver(decls, {**self.facts, **self.step_facts}, self.limits)
         return self._prover
@@ -454,7 +455,7 @@ class Checker:
                 self.fill_uses(lr, out_all)
                 lr.message = "does not follow from what is cited; it also needs " + ", ".join(f"`{m}`" for m in missing)
                 lr.diagnostics.append(Diagnostic(
-                    "error", "this step cites too little", lk.span,
+                    "error", "this step cites too little", _refs_span(lk),
                     "needs " + ", ".join(f"`{m}`" for m in missing),
                     notes=[f"`{m}`: {self.describe(m)}" for m in missing],
                     help="add " + ", ".join(f"`{m}`" for m in missing) + " to its `by` list", code="E-cites-too-little"))
@@ -489,7 +490,7 @@ class Checker:
             if lr.unneeded:
                 sev = "error" if self.strict else "warning"
                 lr.diagnostics.append(Diagnostic(
-                    sev, "cited but not needed: " + ", ".join(f"`{u}`" for u in lr.unneeded), lk.span,
+                    sev, "cited but not needed: " + ", ".join(f"`{u}`" for u in lr.unneeded), _refs_span(lk),
                     "holds without " + ", ".join(f"`{u}`" for u in lr.unneeded),
                     help="remove it from `by`" + (" (an error under --strict)" if self.strict else ""),
                     code="E-unneeded" if self.strict else "W-unneeded"))
@@ -503,16 +504,17 @@ class Checker:
         if lr.residual is not None:
             notes.append(f"left side − right side reduces to: {lr.residual}")
         if out.witness:
-            notes.append(f"counterexample: {out.witness} ({out.message})")
+            notes.append(f"counterexample: {out.witness}, where the difference is {_show_expr(out.residual.xreplace(_witness_sub(out.witness, out.residual)))} ≠ 0,"
+                         " whatever values the assumptions allow for the moments")
         elif out.message and out.status == UNKNOWN and lr.residual is None:
             notes.append(out.message)
         if out.status == FAILS:
-            lr.diagnostics.append(Diagnostic("error", "this step does not hold", lk.span, "the two sides differ",
+            lr.diagnostics.append(Diagnostic("error", "this step does not hold", _claim_span(lk), "the two sides differ",
                                              notes=notes, code="E-fails"))
         else:
             notes.append("not proved is not the same as false: no counterexample was searched for")
             lr.diagnostics.append(Diagnostic(
-                "error", "could not verify this step", lk.span, "not proved", notes=notes,
+                "error", "could not verify this step", _claim_span(lk), "not proved", notes=notes,
                 help=None if lk.has_by else "cite the facts it needs with `by`, or split it into smaller steps",
                 code="E-unknown"))
 
@@ -531,6 +533,30 @@ class Checker:
         for r in out.ranges:
             lo, hi = self.scope.index_ranges[r]
             lr.uses.append(Use(f"range of {r}", "range", implicit=True, detail=f"{r} in {lo}..{hi}"))
+
+
+def _claim_span(lk: S.Link) -> Span:
+    """From the relation to the end of the right-hand side (not the `by` list)."""
+    return lk.span.to(lk.rhs.span)
+
+
+def _refs_span(lk: S.Link) -> Span:
+    if lk.refs:
+        return lk.refs[0].span.to(lk.refs[-1].span)
+    return lk.span
+
+
+def _witness_sub(witness: str, residual) -> dict:
+    by_name = {str(s): s for s in residual.free_symbols}
+    out = {}
+    for part in witness.split(", "):
+        name, _, val = part.partition(" = ")
+        if name in by_name and val.lstrip("-").isdigit():
+            out[by_name[name]] = sympy.Integer(int(val))
+        elif name in by_name and "/" in val:
+            a, b = val.split("/")
+            out[by_name[name]] = sympy.Rational(int(a), int(b))
+    return out
 
 
 def _num(x):

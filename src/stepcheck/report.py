@@ -182,7 +182,7 @@ def _render_link(
     if link.status != HOLDS:
         for d in link.diagnostics:
             out.extend(_indent(d.render(sources, color=p.color), len(sub)))
-        if link.message and not _mentioned(link.message, link.diagnostics):
+        if link.message and not link.diagnostics and not _mentioned(link.message, link.diagnostics):
             out.append(sub + link.message)
         if link.residual and not _mentioned(link.residual, link.diagnostics):
             out.append(sub + "residual: " + link.residual)

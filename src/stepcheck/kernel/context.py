@@ -25,6 +25,11 @@ class Decls:
     random_families: frozenset = frozenset()
     index_ranges: dict = field(default_factory=dict)
     family_ranges: dict = field(default_factory=dict)  # family name -> (lo, hi)
+    order: dict = field(default_factory=dict)  # name -> declaration position (for display)
+
+    def display_key(self, x):
+        name = x.base.label.name if isinstance(x, Indexed) else str(x)
+        return (self.order.get(name, 10**6), sympy.default_sort_key(x))
 
     def is_rv(self, x) -> bool:
         if isinstance(x, Symbol):

@@ -344,7 +344,7 @@ class Normalizer:
                 self.trace.rules.add("factorization")
                 weak = ""
                 if len(allv) == 2 and all(f in allv for f in factors) and len(factors) == 2:
-                    weak = "uncorrelated({}, {})".format(*[_show(v) for v in factors])
+                    weak = "uncorrelated({}, {})".format(*[_show(v) for v in sorted(factors, key=self.decls.display_key)])
                 self.trace.indep.setdefault(fact.label, set()).add(weak)
                 return Mul(*[E(Mul(*g)) for g in groups.values()])
         return E(whole)
