@@ -548,6 +548,11 @@ def test_other_token_errors_have_help():
         assert hint in (d.help or ""), (src, d.help)
 
 
+def test_stray_underscore_subscript():
+    d = diag("step s: q _i = 1")
+    assert d.title == "unexpected token '_i'" and d.span.col == 11 and "`q_i`" in d.help
+
+
 def test_non_ascii_letter_outside_string():
     d = diag("let x 中 real")
     assert d.title == "unexpected character '中'" and d.span.col == 7

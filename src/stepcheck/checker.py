@@ -24,7 +24,8 @@ MAX_STEPS = 2000
 REL_TEXT = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "!=": "≠", "≈": "≈"}
 
 
-def check_file(path: str, *, strict: bool = False, timeout: float = 5.0) -> FileReport:
+def check_file(path: str, *, strict: bool = False, timeout: float = 5.0, why: bool = False,
+               cross_check: bool = True) -> FileReport:
     from .parser import read_source
 
     try:
@@ -33,10 +34,11 @@ def check_file(path: str, *, strict: bool = False, timeout: float = 5.0) -> File
         rep = FileReport(path=path, text="", fatal=True)
         rep.diagnostics.append(e.diagnostic)
         return rep
-    return check_text(text, path, strict=strict, timeout=timeout)
+    return check_text(text, path, strict=strict, timeout=timeout, why=why, cross_check=cross_check)
 
 
-def check_text(text: str, file: str = "<string>", *, strict: bool = False, timeout: float = 5.0) -> FileReport:
+def check_text(text: str, file: str = "<string>", *, strict: bool = False, timeout: float = 5.0, why: bool = False,
+               cross_check: bool = True) -> FileReport:
     from .parser import parse
 
     t0 = time.perf_counter()
@@ -51,14 +53,17 @@ def check_text(text: str, file: str = "<string>", *, strict: bool = False, timeo
         rep.fatal = True
         rep.diagnostics.append(Diagnostic("error", "input nested too deeply", None, code="E-limit"))
         return rep
-    Checker(rep, strict=strict, limits=Limits(seconds=timeout)).run(prog)
+    Checker(rep, strict=strict, limits=Limits(seconds=timeout), why=why, cross_check=cross_check).run(prog)
     rep.seconds = time.perf_counter() - t0
     return rep
 
 
 class Checker:
-    def __init__(self, rep: FileReport, strict: bool = False, limits: Limits | None = None):
+    def __init__(self, rep: FileReport, strict: bool = False, limits: Limits | None = None, why: bool = False,
+                 cross_check: bool = True):
         self.rep = rep
+        self.why = why
+        self.do_cross_check = cross_check
         self.strict = strict
         self.limits = limits or Limits()
         self.scope = Scope()
@@ -131,6 +136,10 @@ class Checker:
                 getattr(self, "s_" + type(st).__name__)(st)
             except StepError as e:
                 self.err(e)
+        if self.why:
+            from . import counterexamples
+
+            counterexamples.why_pass(self)
 
     def s_Derivation(self, st: S.Derivation):
         self.rep.name = st.name.name
@@ -344,13 +353,12 @@ class Checker:
         if name in self.steps or name in self.facts:
             raise error(f"the name `{name}` is used twice", st.name.span, code="E-redeclared")
         if st.kind == "refute":
-            res = StepResult(name, st.span, "refute", self.src(st.first.span), st.links[0].rel if st.links else "=", [],
-                             UNKNOWN)
-            res.links.append(LinkResult(1, st.links[0].rel, self.src(st.first.span), self.src(st.links[0].rhs.span),
-                                        st.links[0].span, UNKNOWN,
-                                        message="`refute` needs the counterexample search, not in this version"))
+            from . import counterexamples
+
+            res = counterexamples.refute_step(self, st)
             self.steps[name] = res
             self.rep.steps.append(res)
+            self.step_facts[name] = []
             return
         el = Elaborator(self.scope)
         exprs = []
@@ -373,6 +381,7 @@ class Checker:
             lr = LinkResult(k + 1, lk.rel, self.src(prev_node.span), self.src(lk.rhs.span), lk.span, UNKNOWN,
                             cited=[r.text for r in lk.refs])
             prev_node = lk.rhs
+            lr.lhs_expr, lr.rhs_expr = lhs, rhs
             t0 = time.perf_counter()
             if lhs is None or rhs is None:
                 lr.message = "not checked: the expression has an error (see above)"
@@ -477,6 +486,10 @@ class Checker:
         if out.status == HOLDS:
             lr.status = HOLDS
             self.fill_uses(lr, out)
+            if self.do_cross_check:
+                from . import counterexamples
+
+                counterexamples.cross_check(self, lr, lhs, rhs, out)
             if out.message:
                 lr.message = out.message
             for r in cited_rules:
@@ -498,6 +511,9 @@ class Checker:
         lr.status = out.status
         lr.message = out.message
         lr.residual = _show_expr(out.residual) if out.residual is not None else None
+        from . import counterexamples
+
+        counterexamples.attach_counterexample(self, lr, lhs, rhs, candidates, out)
         if out.witness:
             lr.counterexample = out.witness
         notes = []

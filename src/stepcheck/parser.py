@@ -727,7 +727,7 @@ _EXPR_START = {
     "sqrt", "exp", "log", "ln", "tanh", "abs", "max", "min", "E", "Var", "Cov", "SD",
     "P", "softmax", "delta", "diff", "limit", "argmax", "sum", "prod",
 }
-_OPERATORS = {"+", "*", "/", "^", "**", "·", "×", "⋅", "_{"}
+_OPERATORS = {"+", "*", "/", "^", "**", "·", "×", "⋅"}
 _TOKEN_WORDS = {
     "NAME": "a name",
     "NUMBER": "a number",
@@ -788,7 +788,7 @@ def _expected_words(expected) -> list[str]:
     if rel_word:
         words.append(rel_word)
     words.extend(rest)
-    if ex & (_OPERATORS - {"_{"}) and len(words) < 4:
+    if ex & _OPERATORS and len(words) < 4:
         words.append("an operator such as `+` or `*`")
     seen = []
     for w in words:
@@ -955,8 +955,12 @@ def _token_error(exc, text: str, file: str) -> StepError:
     elif value == "|":
         label = "`|x|` cannot follow another factor directly"
         help_text = "write `2 * |x|` or `2 abs(x)`"
-    elif tok.type == "SUBNAME":
+    elif ex_vals == {"_{"} or (
+        tok.type == "SUBNAME" and re.search(r"(Σ|∑|∏|\bsum|\bprod)\s*$", _line_text(text, line)[: col - 1])
+    ):
         help_text = "write a sum's range in braces: `Σ_{i=1}^{n} ...`, or `sum(i=1..n, ...)`"
+    elif tok.type == "SUBNAME":
+        help_text = f"a name cannot start with `_`; write the subscript right after its name, without a space: `q{value}`"
     elif ex_vals == {"(", "["}:
         help_text = f"a function's arguments are written in brackets, e.g. `{_prev_word(text, line, col)}(x)`"
     elif value == "[":
@@ -1020,22 +1024,22 @@ def parse(text: str, file: str = "<string>") -> S.Program:
         text = text[1:]
     if not text.strip():
         return S.Program(file, [], text)
-    deferred, deferred_line = _prescan(text, file)
     # Parsing allocates many small acyclic objects; the cyclic garbage
     # collector would otherwise run over them again and again (≈40% of the
     # time for a 1 MB file).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _parse(text, file, deferred, deferred_line)
+        return _parse(text, file)
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _parse(text: str, file: str, deferred, deferred_line) -> S.Program:
+def _parse(text: str, file: str) -> S.Program:
     try:
-        from lark.exceptions import LarkError, UnexpectedInput, VisitError
+        deferred, deferred_line = _prescan(text, file)
+        from lark.exceptions import UnexpectedInput
 
         parser = _get_parser()
         try:
@@ -1046,12 +1050,7 @@ def _parse(text: str, file: str, deferred, deferred_line) -> S.Program:
             raise _convert(exc, text, file) from None
         if deferred is not None:
             raise deferred
-        try:
-            statements = _builder(file).transform(tree)
-        except VisitError as exc:
-            if isinstance(exc.orig_exc, StepError):
-                raise exc.orig_exc from None
-            raise
+        statements = _builder(file).transform(tree)
         _check_depth(statements, file)
         return S.Program(file, statements, text)
     except StepError:

@@ -68,6 +68,9 @@ class LinkResult:
     counterexample: str | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
     seconds: float = 0.0
+    # the two sides as sympy expressions (for typesetting; None when they did not elaborate)
+    lhs_expr: object = field(default=None, repr=False, compare=False)
+    rhs_expr: object = field(default=None, repr=False, compare=False)
 
 
 @dataclass
