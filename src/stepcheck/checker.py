@@ -148,6 +148,30 @@ class Checker:
     def s_Source(self, st: S.Source):
         self.rep.source = st.text
 
+    # numeric statements (check, table, simulate) live in numeric.py
+    def s_Check(self, st):
+        from . import numeric
+
+        self._record(numeric.check_statement(self, st))
+
+    def s_Table(self, st):
+        from . import numeric
+
+        for res in numeric.table_statement(self, st):
+            self._record(res)
+
+    def s_Simulate(self, st):
+        from . import numeric
+
+        self._record(numeric.simulate_statement(self, st))
+
+    def _record(self, res: StepResult):
+        if res.name in self.steps or res.name in self.facts:
+            raise error(f"the name `{res.name}` is used twice", res.span, code="E-redeclared")
+        self.steps[res.name] = res
+        self.rep.steps.append(res)
+        self.step_facts.setdefault(res.name, [])
+
     def s_Use(self, st: S.Use):
         raise error("`use` is not supported by this version of stepcheck", st.span, code="E-unsupported")
 

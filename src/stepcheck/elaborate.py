@@ -34,7 +34,6 @@ CONSTANTS = {"pi": sympy.pi, "π": sympy.pi, "oo": sympy.oo, "∞": sympy.oo}
 # functions and their number of arguments
 ARITY = {"E": 1, "Var": 1, "SD": 1, "Cov": 2, "sqrt": 1, "exp": 1, "tanh": 1, "abs": 1, "delta": 2}
 NOT_YET = {
-    "softmax": "softmax",
     "diff": "derivatives",
     "limit": "limits",
     "argmax": "argmax",
@@ -105,6 +104,7 @@ class Elaborator:
         self.scope = scope
         self.bound: list[dict] = []  # stack of {name: Dummy}
         self.used_defs: set[str] = set()
+        self.vector_index = None  # set while reading softmax's argument elementwise
 
     # ------------------------------------------------------------ names
     def lookup_bound(self, name):
@@ -153,6 +153,8 @@ class Elaborator:
             return direct
         if split is not None:
             return split
+        if n in self.scope.families and self.vector_index is not None:
+            return self.apply_family(n, [self.vector_index], node.span)
         if n in self.scope.families:
             fam = self.scope.families[n]
             raise error(f"`{n}` is a family and needs an index", node.span, "index missing",
@@ -210,6 +212,8 @@ class Elaborator:
         return self.name(node)
 
     def e_Subscript(self, node: S.Subscript):
+        if isinstance(node.base, S.Call):
+            return self.indexed_call(node)
         name = node.base.name
         idx = [self.expr(i) for i in node.indices]
         for i, n in zip(idx, node.indices):
@@ -260,6 +264,8 @@ class Elaborator:
         if want is not None and n != want:
             raise error(f"`{f}` takes {want} argument{'s' if want > 1 else ''}, not {n}", node.span,
                         f"{n} given", help=_arity_help(f), code="E-arity")
+        if f == "softmax" and n == 1 and not isinstance(node.args[0], S.Vector):
+            raise error("`softmax` of a family needs an index: write `softmax(s)_i`", node.span, code="E-softmax")
         args = [self.expr(a) for a in node.args]
         if f == "E":
             return E(args[0])
@@ -289,7 +295,72 @@ class Elaborator:
             return (sympy.Max if f == "max" else sympy.Min)(*args)
         if f == "delta":
             return KroneckerDelta(args[0], args[1])
+        if f == "softmax":
+            if n == 1 and isinstance(args[0], sympy.MatrixBase):
+                ex = [sympy.exp(x) for x in args[0]]
+                tot = sympy.Add(*ex)
+                return sympy.ImmutableMatrix([x / tot for x in ex])
+            raise error("`softmax` of a family needs an index: write `softmax(s)_i`", node.span, code="E-softmax")
         raise error(f"unknown function `{f}`", node.func_span, code="E-unsupported")
+
+    # ------------------------------------------------------------ vectors
+    def family_of(self, node):
+        """The family a vector-valued argument ranges over (softmax(s), softmax(s / T))."""
+        fams = set()
+
+        def walk(n):
+            if isinstance(n, S.Name) and n.name in self.scope.families and self.lookup_bound(n.name) is None:
+                fams.add(n.name)
+            for v in vars(n).values():
+                if isinstance(v, list):
+                    for x in v:
+                        if hasattr(x, "span"):
+                            walk(x)
+                elif hasattr(v, "span") and not isinstance(v, S.Span):
+                    walk(v)
+
+        walk(node)
+        return fams
+
+    def elementwise(self, node, idx):
+        """Elaborate ``node`` with every bare family name read at index ``idx``."""
+        saved = self.vector_index
+        self.vector_index = idx
+        try:
+            return self.expr(node)
+        finally:
+            self.vector_index = saved
+
+    def softmax_entry(self, call: S.Call, idx_value, span):
+        if len(call.args) != 1:
+            raise error("`softmax` takes one vector", call.span, code="E-arity")
+        arg = call.args[0]
+        if isinstance(arg, S.Vector):
+            v = self.expr(arg)
+            return sympy.exp(v[idx_value - 1]) / sympy.Add(*[sympy.exp(x) for x in v]) if idx_value.is_Integer else None
+        fams = self.family_of(arg)
+        if len(fams) != 1:
+            raise error("`softmax` needs a vector: a list `[a, b, ...]` or an indexed family such as `s`",
+                        arg.span, code="E-softmax")
+        fam = self.scope.families[fams.pop()]
+        m = Dummy("m", integer=True)
+        num = sympy.exp(self.elementwise(arg, idx_value))
+        den = sympy.Sum(sympy.exp(self.elementwise(arg, m)), (m, fam.lo, fam.hi))
+        return num / den
+
+    def indexed_call(self, node: S.Subscript):
+        call = node.base
+        if call.func != "softmax":
+            raise error(f"`{call.func}(...)` cannot be indexed", node.span, code="E-index")
+        if len(node.indices) != 1:
+            raise error("`softmax(...)` takes one index", node.span, code="E-arity")
+        ix = node.indices[0]
+        iv = Integer(int(ix.name)) if isinstance(ix, S.Name) and ix.name.isdigit() else self.expr(ix)
+        if isinstance(call.args[0] if call.args else None, S.Vector):
+            v = call.args[0].items
+            if not iv.is_Integer or not (1 <= int(iv) <= len(v)):
+                raise error(f"index {iv} is outside 1..{len(v)}", node.indices[0].span, code="E-range")
+        return self.softmax_entry(call, iv, node.span)
 
     def e_BigOp(self, node: S.BigOp):
         lo, hi = self.expr(node.lo), self.expr(node.hi)
@@ -309,7 +380,11 @@ class Elaborator:
         return sympy.Product(body, (d, lo, hi))
 
     def e_Vector(self, node: S.Vector):
-        raise error("vectors are not supported by this version of stepcheck", node.span, code="E-unsupported")
+        items = [self.expr(x) for x in node.items]
+        for x, n in zip(items, node.items):
+            if isinstance(x, sympy.MatrixBase):
+                raise error("vectors cannot be nested", n.span, code="E-unsupported")
+        return sympy.ImmutableMatrix(items)
 
     def e_Compare(self, node: S.Compare):
         raise error("a relation cannot be used as a value here", node.span, code="E-unsupported")

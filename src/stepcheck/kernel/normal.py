@@ -37,7 +37,7 @@ _PROB = (E, Var, Cov, SD)
 
 
 def _expand(x):
-    return sympy.expand(x, power_exp=False, power_base=False, log=False)
+    return sympy.expand(x, power_base=False, log=False)
 
 
 @dataclass(frozen=True)
@@ -472,6 +472,14 @@ class Normalizer:
         inside, outside = [], []
         bsyms = {bd[0] for bd in keep}
         for f in Mul.make_args(mono):
+            if isinstance(f, sympy.exp) and isinstance(f.args[0], Add):
+                # exp(s_b - c) = exp(s_b) exp(-c): the constant factor leaves the sum
+                dep = [a for a in f.args[0].args if a.free_symbols & bsyms]
+                indep = [a for a in f.args[0].args if not (a.free_symbols & bsyms)]
+                if dep and indep:
+                    inside.append(sympy.exp(Add(*dep)))
+                    outside.append(sympy.exp(Add(*indep)))
+                    continue
             (inside if f.free_symbols & bsyms else outside).append(f)
         summand = Mul(*inside)
         coeff *= Mul(*outside)
