@@ -459,11 +459,11 @@ class Checker:
         return labels, rules, bad
 
     def check_link(self, lr: LinkResult, lk: S.Link, lhs, rhs, current: str):
-        if lk.rel != "=":
+        if lk.rel not in ("=", "<", "<=", ">", ">="):
             lr.status = UNKNOWN
-            lr.message = f"the relation `{lk.rel}` is not supported by this version (only `=`)"
-            lr.diagnostics.append(Diagnostic("warning", "relation not supported yet", lk.span, "only `=` is checked",
-                                             code="W-relation"))
+            lr.message = f"the relation `{lk.rel}` cannot be a step of a chain (use `=`, `<`, `<=`, `>`, `>=`)"
+            lr.diagnostics.append(Diagnostic("error", f"`{lk.rel}` is not a chain relation", lk.span,
+                                             "not checked", code="E-relation"))
             return
         cited, cited_rules, bad = self.resolve_refs(lk, current)
         if bad:
@@ -477,10 +477,10 @@ class Checker:
             lr.status = UNKNOWN
             lr.message = "rests on contradictory assumptions: " + ", ".join(sorted(self.contradiction))
             return
-        out = self.prover.prove(lhs, rhs, candidates)
+        out = self.prover.prove(lhs, rhs, candidates, lk.rel)
         if out.status != HOLDS and lk.has_by:
             wider = [c for c in all_labels if not (self.contradiction and c in self.contradiction)]
-            out_all = self.prover.prove(lhs, rhs, wider)
+            out_all = self.prover.prove(lhs, rhs, wider, lk.rel)
             if out_all.status == HOLDS:
                 missing = [u for u in out_all.used if u not in cited]
                 lr.status = FAILS
@@ -573,6 +573,10 @@ class Checker:
         for r in out.ranges:
             lo, hi = self.scope.index_ranges[r]
             lr.uses.append(Use(f"range of {r}", "range", implicit=True, detail=f"{r} in {lo}..{hi}"))
+        for sym in getattr(out, "signs", []):
+            name = getattr(sym, "name", str(sym))
+            sign = "> 0" if sym.is_positive else (">= 0" if sym.is_nonnegative else "< 0")
+            lr.uses.append(Use(f"{name} {sign}", "sign", implicit=True, detail="from its declaration"))
 
 
 def _claim_span(lk: S.Link) -> Span:

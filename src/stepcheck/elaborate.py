@@ -34,9 +34,6 @@ CONSTANTS = {"pi": sympy.pi, "π": sympy.pi, "oo": sympy.oo, "∞": sympy.oo}
 # functions and their number of arguments
 ARITY = {"E": 1, "Var": 1, "SD": 1, "Cov": 2, "sqrt": 1, "exp": 1, "tanh": 1, "abs": 1, "delta": 2}
 NOT_YET = {
-    "diff": "derivatives",
-    "limit": "limits",
-    "argmax": "argmax",
     "P": "probabilities of events",
 }
 
@@ -264,6 +261,12 @@ class Elaborator:
         if want is not None and n != want:
             raise error(f"`{f}` takes {want} argument{'s' if want > 1 else ''}, not {n}", node.span,
                         f"{n} given", help=_arity_help(f), code="E-arity")
+        if f in ("diff", "limit", "argmax", "argmin") or (f in ("max", "min") and n == 2 and
+                                                            isinstance(node.args[1], S.Compare)):
+            return self.calculus_call(node)
+        if f == "max" and n == 1 and isinstance(node.args[0], S.Name) and node.args[0].name in self.scope.families:
+            # the largest entry of a family: an opaque real constant
+            return Symbol(f"max({node.args[0].name})", real=True)
         if f == "softmax" and n == 1 and not isinstance(node.args[0], S.Vector):
             raise error("`softmax` of a family needs an index: write `softmax(s)_i`", node.span, code="E-softmax")
         args = [self.expr(a) for a in node.args]
@@ -302,6 +305,61 @@ class Elaborator:
                 return sympy.ImmutableMatrix([x / tot for x in ex])
             raise error("`softmax` of a family needs an index: write `softmax(s)_i`", node.span, code="E-softmax")
         raise error(f"unknown function `{f}`", node.func_span, code="E-unsupported")
+
+    # ------------------------------------------------------------ calculus
+    def bind_real(self, name: S.Name):
+        """A fresh variable for `x -> a` / `x in [a, b]`, with the declared sign if any."""
+        decl = self.scope.symbols.get(name.name)
+        if decl is not None and self.scope.kinds.get(name.name) in ("index",):
+            raise error(f"`{name.name}` is an index, not a real variable", name.span, code="E-calculus")
+        opts = dict(real=True)
+        if decl is not None:
+            opts.update({k: v for k, v in decl.assumptions0.items() if k in ("positive", "nonnegative", "negative")
+                         and v})
+        return Dummy(name.name, **opts)
+
+    def calculus_call(self, node: S.Call):
+        from .kernel.calculus import Extremum
+
+        f, args = node.func, node.args
+        if f == "diff":
+            if len(args) != 2:
+                raise error("`diff` takes a function and a variable: `diff(f, x)`", node.span, code="E-arity")
+            body, var = self.expr(args[0]), self.expr(args[1])
+            if not (var.is_Symbol or isinstance(var, sympy.Indexed)):
+                raise error("differentiate with respect to a variable", args[1].span, code="E-calculus")
+            if var in self.scope.random_symbols or (isinstance(var, sympy.Indexed) and
+                                                    self.scope.families.get(str(var.base.label)) and
+                                                    self.scope.families[str(var.base.label)].random):
+                raise error("cannot differentiate with respect to a random variable", args[1].span, code="E-calculus")
+            return sympy.Derivative(body, var)
+        if len(args) != 2 or not isinstance(args[1], S.Compare):
+            form = "limit(f, x -> a)" if f == "limit" else f"{f}(f, x in [a, b])"
+            raise error(f"write `{form}`", node.span, code="E-arity")
+        cmp = args[1]
+        if not isinstance(cmp.left, S.Name):
+            raise error("expected a variable name", cmp.left.span, code="E-calculus")
+        if f == "limit":
+            if cmp.op != "->":
+                raise error("write `limit(f, x -> a)`", cmp.span, code="E-calculus")
+            x = self.bind_real(cmp.left)
+            self.bound.append({cmp.left.name: x})
+            try:
+                body = self.expr(args[0])
+            finally:
+                self.bound.pop()
+            pt = self.expr(cmp.right)
+            return sympy.Limit(body, x, pt, dir="+-") if pt.is_finite else sympy.Limit(body, x, pt)
+        if cmp.op != "in" or not isinstance(cmp.right, S.Vector) or len(cmp.right.items) != 2:
+            raise error(f"write `{f}(f, x in [a, b])`", cmp.span, code="E-calculus")
+        a, b = (self.expr(v) for v in cmp.right.items)
+        x = Dummy(cmp.left.name, real=True)
+        self.bound.append({cmp.left.name: x})
+        try:
+            body = self.expr(args[0])
+        finally:
+            self.bound.pop()
+        return Extremum(body, x, a, b, Symbol(f))
 
     # ------------------------------------------------------------ vectors
     def family_of(self, node):

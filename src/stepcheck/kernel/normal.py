@@ -27,8 +27,11 @@ import itertools
 from dataclasses import dataclass
 
 import sympy
-from sympy import (Add, Dummy, Indexed, Integer, KroneckerDelta, Mul, Pow, Product, Sum,
-                   Symbol, Tuple)
+from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Limit, Mul, Pow, Product,
+                   Sum, Symbol, Tuple)
+
+from . import calculus
+from .calculus import Extremum
 
 from .context import Deadline, Decls, EqFact, IndepFact, KernelLimit, Limits
 from .objects import SD, Cov, DSum, E, Var, canon_bound
@@ -54,6 +57,7 @@ class Trace:
         self.indep: dict[str, set[str]] = {}  # label -> set of weakest-form texts ("" = full)
         self.ranges: set = set()  # free index symbols whose range was used
         self.facts: set[str] = set()
+        self.signs: set = set()  # symbols whose declared sign a bound relied on
 
     def merge(self, other: "Trace"):
         self.rules |= other.rules
@@ -61,6 +65,7 @@ class Trace:
             self.indep.setdefault(k, set()).update(v)
         self.ranges |= other.ranges
         self.facts |= other.facts
+        self.signs |= other.signs
 
 
 def _rkey(lo, hi):
@@ -158,7 +163,7 @@ class Normalizer:
     # ------------------------------------------------------------ terms
     def terms(self, x) -> list[Term]:
         self.deadline.check()
-        if not x.has(Sum, Product, *_PROB, KroneckerDelta):
+        if not x.has(Sum, Product, *_PROB, KroneckerDelta, Derivative, Limit, Extremum):
             return [Term(x)]
         if isinstance(x, Add):
             out = []
@@ -201,6 +206,19 @@ class Normalizer:
             return [Term(sympy.sqrt(self.expr(Var(x.args[0]))))]
         if isinstance(x, KroneckerDelta):
             return [Term(x)]
+        if isinstance(x, Derivative):
+            self.trace.rules.add("calculus")
+            if self.rvs(x.expr):
+                raise KernelLimit("derivatives of random expressions are not supported")
+            return self.terms(sympy.diff(x.expr, *x.variables))
+        if isinstance(x, Limit):
+            self.trace.rules.add("calculus")
+            f, var, pt = x.args[0], x.args[1], x.args[2]
+            return [Term(calculus.take_limit(self.expr(f), var, self.expr(pt)))]
+        if isinstance(x, Extremum):
+            self.trace.rules.add("calculus")
+            f, var, a, b, kind = x.args
+            return [Term(calculus.extremum(self.expr(f), var, self.expr(a), self.expr(b), str(kind)))]
         if isinstance(x, Product):
             raise KernelLimit("products over an index (prod) are not supported by the kernel yet")
         # any other function: normalise its arguments

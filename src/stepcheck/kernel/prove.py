@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 import sympy
 from sympy import Indexed, Integer, Symbol
 
+from .calculus import sign_proof
 from .context import Deadline, Decls, EqFact, IndepFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
 from .objects import DSum, E
@@ -43,6 +44,7 @@ class Outcome:
     residual: sympy.Expr | None = None
     message: str | None = None
     witness: str | None = None
+    signs: list = field(default_factory=list)  # symbols whose declared sign an inequality used
 
 
 def _set_partitions(items):
@@ -72,7 +74,7 @@ class LinkProver:
         self._inst_cache: dict = {}
 
     # ---------------------------------------------------------------- one attempt
-    def attempt(self, lhs, rhs, labels, ranges, deadline) -> Attempt:
+    def attempt(self, lhs, rhs, labels, ranges, deadline, rel: str = "=") -> Attempt:
         free = free_indices([lhs, rhs] + [f.lhs - f.rhs for lab in labels for f in self.facts[lab]
                                           if isinstance(f, EqFact) and not f.free], self.decls)
         if len(free) > self.limits.max_free_indices:
@@ -89,7 +91,18 @@ class LinkProver:
             nz = Normalizer(self.decls, indep, reps, frozenset(ranges) & set(reps), self.limits, deadline)
             d = self.normal_difference(nz, l, r, eqs)
             trace.merge(nz.trace)
-            if d != 0:
+            if rel == "=":
+                ok = d == 0
+            else:
+                # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
+                g = -d if rel in ("<", "<=") else d
+                ok, signs = sign_proof(g, strict=rel in ("<", ">"))
+                if ok:
+                    trace.rules.add("inequality")
+                    trace.signs |= signs
+                else:
+                    d = g
+            if not ok:
                 holds = False
                 residual = d
                 break
@@ -171,31 +184,31 @@ class LinkProver:
         return out
 
     # ---------------------------------------------------------------- attribution
-    def prove(self, lhs, rhs, candidates: list[str]) -> Outcome:
+    def prove(self, lhs, rhs, candidates: list[str], rel: str = "=") -> Outcome:
         lhs, rhs = _as_expr(lhs), _as_expr(rhs)
         deadline = Deadline(self.limits.seconds)
         free = free_indices([lhs, rhs], self.decls)
         ranges = list(free)
         try:
-            full = self.attempt(lhs, rhs, candidates, ranges, deadline)
+            full = self.attempt(lhs, rhs, candidates, ranges, deadline, rel)
         except Inconsistent:
             return Outcome("unknown", message="the assumptions in scope contradict each other; nothing is proved from them")
         except KernelLimit as e:
             return Outcome("unknown", message=str(e))
         if not full.holds:
-            return self.judge_failure(lhs, rhs, candidates, full, deadline)
+            return self.judge_failure(lhs, rhs, candidates, full, deadline, rel)
         used = list(candidates)
         used_ranges = list(ranges)
         try:
             for lab in candidates:
                 trial = [x for x in used if x != lab]
-                if self.attempt(lhs, rhs, trial, used_ranges, deadline).holds:
+                if self.attempt(lhs, rhs, trial, used_ranges, deadline, rel).holds:
                     used = trial
             for rg in ranges:
                 trial = [x for x in used_ranges if x != rg]
-                if self.attempt(lhs, rhs, used, trial, deadline).holds:
+                if self.attempt(lhs, rhs, used, trial, deadline, rel).holds:
                     used_ranges = trial
-            final = self.attempt(lhs, rhs, used, used_ranges, deadline)
+            final = self.attempt(lhs, rhs, used, used_ranges, deadline, rel)
         except (KernelLimit, Inconsistent):
             # the full proof stands; attribution could not be minimised in time
             return Outcome("holds", used=list(candidates), ranges=ranges, rules=sorted(full.trace.rules),
@@ -207,30 +220,43 @@ class LinkProver:
                 weakest[lab] = ", ".join(sorted(forms))
         return Outcome("holds", used=used, weakest=weakest,
                        ranges=[r for r in used_ranges if r in final.trace.ranges],
-                       rules=sorted(final.trace.rules))
+                       rules=sorted(final.trace.rules), signs=sorted(final.trace.signs, key=str))
 
-    def judge_failure(self, lhs, rhs, candidates, full: Attempt, deadline) -> Outcome:
+    def judge_failure(self, lhs, rhs, candidates, full: Attempt, deadline, rel: str = "=") -> Outcome:
         res = full.residual
         rules = sorted(full.trace.rules)
-        if has_atoms(res) or res.atoms(Indexed) or any(s in self.decls.random_symbols for s in res.free_symbols):
-            return Outcome("unknown", residual=res, rules=rules,
-                           message="not proved: the difference of the two sides does not reduce to 0")
+        what = "difference of the two sides does not reduce to 0" if rel == "=" else \
+            "sign of the difference could not be established"
+        if has_atoms(res) or res.atoms(Indexed) or any(s in self.decls.random_symbols for s in res.free_symbols) \
+                or res.has(sympy.Sum):
+            return Outcome("unknown", residual=res, rules=rules, message=f"not proved: the {what}")
+
+        def violated(v) -> bool:
+            if not v.is_number or v.has(sympy.zoo, sympy.nan) or v.is_real is False:
+                return False
+            if rel == "=":
+                return v != 0
+            return bool(v.is_negative) if rel in ("<=", ">=") else bool(v.is_nonpositive)
+
         if res.is_number:
-            if res != 0:
+            if violated(res):
                 return Outcome("fails", residual=res, rules=rules,
-                               message=f"the two sides differ by {res}")
-        # try small admissible values of the remaining symbols
+                               message=f"the two sides differ by {res}" if rel == "=" else
+                               f"the claimed inequality is false: the margin is {res}")
         syms = sorted(res.free_symbols, key=lambda s: s.name)
         if 0 < len(syms) <= 3:
             for vals in itertools.product(*[_trial_values(s) for s in syms]):
                 sub = dict(zip(syms, vals))
-                v = res.xreplace(sub)
-                if v.is_number and v != 0 and self._consistent_at(candidates, sub):
+                try:
+                    v = res.xreplace(sub)
+                except (ZeroDivisionError, ValueError):
+                    continue
+                if violated(v) and self._consistent_at(candidates, sub):
                     w = ", ".join(f"{s} = {x}" for s, x in sub.items())
                     return Outcome("fails", residual=res, rules=rules, witness=w,
-                                   message=f"at {w} the two sides differ by {v}")
-        return Outcome("unknown", residual=res, rules=rules,
-                       message="not proved: the difference of the two sides does not reduce to 0")
+                                   message=f"at {w} the two sides differ by {v}" if rel == "=" else
+                                   f"at {w} the inequality is false (margin {v})")
+        return Outcome("unknown", residual=res, rules=rules, message=f"not proved: the {what}")
 
     def _consistent_at(self, candidates, sub) -> bool:
         polys = []

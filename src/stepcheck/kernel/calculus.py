@@ -1,0 +1,369 @@
+"""Calculus and real analysis in the kernel.
+
+* derivatives: sympy's ``diff`` (Kronecker deltas for indexed variables); the
+  normaliser then decides the deltas from the declared index ranges;
+* limits: sympy's ``limit`` after opaque sub-terms that do not depend on the
+  limit variable (sums, moment atoms) are replaced by fresh constants carrying
+  the sign the interval evaluator proves for them;
+* extrema on closed intervals: the function must be continuous on [a, b];
+  candidates are the endpoints and the critical points (a finite set found by
+  ``solveset`` on the interval), compared exactly;
+* inequalities: a sound interval evaluator (:func:`bounds`) with open and
+  closed endpoints, applied to the factors of ``rhs - lhs``.  It only ever
+  answers "proved"; anything else is ``unknown``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+from sympy import Abs, Add, Dummy, Function, Interval, Mul, Pow, oo
+
+from .context import KernelLimit
+from .objects import DSum, E
+
+
+class Extremum(Function):
+    """Extremum(f, x, a, b, kind): max / min / argmax / argmin of f over x in [a, b]."""
+
+    nargs = 5
+
+
+# ---------------------------------------------------------------- intervals
+
+
+@dataclass(frozen=True)
+class Iv:
+    """An interval of extended reals; ``lo_open``/``hi_open`` exclude the ends."""
+
+    lo: object
+    hi: object
+    lo_open: bool = False
+    hi_open: bool = False
+
+    @staticmethod
+    def point(v):
+        return Iv(v, v)
+
+    def positive(self) -> bool:
+        return _gt(self.lo, 0) or (self.lo == 0 and self.lo_open)
+
+
+    def nonnegative(self) -> bool:
+        return _ge(self.lo, 0)
+
+    def negative(self) -> bool:
+        return _lt(self.hi, 0) or (self.hi == 0 and self.hi_open)
+
+    def nonpositive(self) -> bool:
+        return _le(self.hi, 0)
+
+
+REALS = Iv(-oo, oo, True, True)
+
+
+def _cmp(a, b):
+    if a == b:
+        return 0
+    d = a - b
+    if d.is_number:
+        if d.is_zero:
+            return 0
+        if d.is_extended_positive:
+            return 1
+        if d.is_extended_negative:
+            return -1
+    if a == b:
+        return 0
+    return None
+
+
+def _gt(a, b):
+    return _cmp(a, b) == 1
+
+
+def _ge(a, b):
+    return _cmp(a, b) in (0, 1)
+
+
+def _lt(a, b):
+    return _cmp(a, b) == -1
+
+
+def _le(a, b):
+    return _cmp(a, b) in (0, -1)
+
+
+def _add(a: Iv, b: Iv) -> Iv:
+    return Iv(a.lo + b.lo, a.hi + b.hi, a.lo_open or b.lo_open, a.hi_open or b.hi_open)
+
+
+def _neg(a: Iv) -> Iv:
+    return Iv(-a.hi, -a.lo, a.hi_open, a.lo_open)
+
+
+def _mul(a: Iv, b: Iv) -> Iv:
+    # products of endpoints, with openness; 0 * oo treated as 0 only when the
+    # zero end is closed (an open end never reaches it)
+    cands = []
+    for x, xo in ((a.lo, a.lo_open), (a.hi, a.hi_open)):
+        for y, yo in ((b.lo, b.lo_open), (b.hi, b.hi_open)):
+            if (x == 0 and y in (oo, -oo)) or (y == 0 and x in (oo, -oo)):
+                v = sympy.Integer(0)
+                op = (x == 0 and xo) or (y == 0 and yo)
+            else:
+                v = x * y
+                op = xo or yo
+            if v is sympy.nan:
+                raise KernelLimit("undefined product in interval bound")
+            cands.append((v, op))
+    lo = _extreme(cands, lowest=True)
+    hi = _extreme(cands, lowest=False)
+    if lo is None or hi is None:
+        raise KernelLimit("interval bound could not be ordered")
+    return Iv(lo[0], hi[0], lo[1], hi[1])
+
+
+def _extreme(cands, lowest):
+    best = None
+    for v, op in cands:
+        if best is None:
+            best = (v, op)
+            continue
+        c = _cmp(v, best[0])
+        if c is None:
+            return None
+        if (c < 0) if lowest else (c > 0):
+            best = (v, op)
+        elif c == 0:
+            best = (v, best[1] and op)
+    return best
+
+
+def _inv(a: Iv) -> Iv:
+    if a.positive():
+        lo = sympy.Integer(0) if a.hi == oo else 1 / a.hi
+        hi = oo if a.lo == 0 else 1 / a.lo
+        return Iv(lo, hi, a.hi_open or a.hi == oo, a.lo_open or a.lo == 0)
+    if a.negative():
+        return _neg(_inv(_neg(a)))
+    raise KernelLimit("division by an interval containing 0")
+
+
+def _monotone(f, a: Iv, lo_lim, hi_lim, lo_open_lim=True, hi_open_lim=True) -> Iv:
+    """An increasing function with range (lo_lim, hi_lim)."""
+    lo = lo_lim if a.lo == -oo else f(a.lo)
+    hi = hi_lim if a.hi == oo else f(a.hi)
+    return Iv(lo, hi, a.lo_open or a.lo == -oo and lo_open_lim, a.hi_open or a.hi == oo and hi_open_lim)
+
+
+def bounds(x, domain, used: set) -> Iv:
+    """A sound enclosure of ``x`` given ``domain(symbol) -> Iv``; raises KernelLimit when unsure."""
+    if x.is_number:
+        if x.is_real is False or x.has(sympy.zoo, sympy.nan):
+            raise KernelLimit("not a real number")
+        return Iv.point(x)
+    if x.is_Symbol or isinstance(x, (sympy.Indexed,)):
+        return domain(x, used)
+    if isinstance(x, Add):
+        acc = bounds(x.args[0], domain, used)
+        for a in x.args[1:]:
+            acc = _add(acc, bounds(a, domain, used))
+        return acc
+    if isinstance(x, Mul):
+        acc = bounds(x.args[0], domain, used)
+        for a in x.args[1:]:
+            acc = _mul(acc, bounds(a, domain, used))
+        return acc
+    if isinstance(x, Pow):
+        b, e = x.args
+        bi = bounds(b, domain, used)
+        if e.is_Integer:
+            n = int(e)
+            if n < 0:
+                return _inv(bounds(Pow(b, -n), domain, used))
+            if n == 0:
+                return Iv.point(sympy.Integer(1))
+            if n % 2 == 1 or bi.nonnegative():
+                acc = bi
+                for _ in range(n - 1):
+                    acc = _mul(acc, bi)
+                return acc if n % 2 == 1 else acc
+            # even power of a sign-changing interval
+            m = _abs_iv(bi)
+            acc = m
+            for _ in range(n - 1):
+                acc = _mul(acc, m)
+            return acc
+        if e.is_Rational and e > 0 and bi.nonnegative():
+            return _monotone(lambda v: v**e, bi, sympy.Integer(0), oo)
+        if e.is_Rational and e < 0 and bi.positive():
+            return _inv(bounds(Pow(b, -e), domain, used))
+        if b == sympy.E:
+            return bounds(sympy.exp(e), domain, used)
+        raise KernelLimit("cannot bound this power")
+    if isinstance(x, sympy.exp):
+        a = bounds(x.args[0], domain, used)
+        return _monotone(sympy.exp, a, sympy.Integer(0), oo)
+    if isinstance(x, sympy.tanh):
+        a = bounds(x.args[0], domain, used)
+        return _monotone(sympy.tanh, a, sympy.Integer(-1), sympy.Integer(1))
+    if isinstance(x, sympy.log):
+        a = bounds(x.args[0], domain, used)
+        if not a.positive():
+            raise KernelLimit("log of a quantity not known to be positive")
+        return _monotone(sympy.log, a, -oo, oo)
+    if isinstance(x, Abs):
+        return _abs_iv(bounds(x.args[0], domain, used))
+    if isinstance(x, (sympy.Sum, DSum)):
+        # a finite sum of terms of known sign (possibly empty)
+        body = x.args[0] if isinstance(x, DSum) else x.function
+        bi = bounds(body, domain, used)
+        if bi.nonnegative():
+            return Iv(sympy.Integer(0), oo, False, True)
+        if bi.nonpositive():
+            return Iv(-oo, sympy.Integer(0), True, False)
+        return REALS
+    if isinstance(x, E):
+        return REALS
+    raise KernelLimit(f"cannot bound {type(x).__name__}")
+
+
+def _abs_iv(a: Iv) -> Iv:
+    if a.nonnegative():
+        return a
+    if a.nonpositive():
+        return _neg(a)
+    hi_c = _cmp(-a.lo, a.hi)
+    if hi_c is None:
+        raise KernelLimit("cannot order interval ends")
+    if hi_c > 0:
+        hi, ho = -a.lo, a.lo_open
+    elif hi_c < 0:
+        hi, ho = a.hi, a.hi_open
+    else:
+        hi, ho = a.hi, a.hi_open and a.lo_open
+    return Iv(sympy.Integer(0), hi, False, ho)
+
+
+def symbol_domain(s, used: set) -> Iv:
+    """The interval a symbol's declared assumptions give it; records signs used."""
+    if getattr(s, "is_positive", None):
+        used.add(s)
+        return Iv(sympy.Integer(0), oo, True, True)
+    if getattr(s, "is_nonnegative", None):
+        used.add(s)
+        return Iv(sympy.Integer(0), oo, False, True)
+    if getattr(s, "is_negative", None):
+        used.add(s)
+        return Iv(-oo, sympy.Integer(0), True, True)
+    if getattr(s, "is_real", None) or isinstance(s, sympy.Indexed):
+        return REALS
+    raise KernelLimit(f"`{s}` is not known to be real")
+
+
+def sign_proof(g, strict: bool, domain=symbol_domain) -> tuple[bool, set]:
+    """Prove g > 0 (strict) or g >= 0; returns (proved, symbols whose sign was used)."""
+    used: set = set()
+    try:
+        g = sympy.factor_terms(g)
+        factors = Mul.make_args(g)
+        sign = 1
+        all_strict = True
+        for f in factors:
+            iv = bounds(f, domain, used)
+            if iv.positive():
+                continue
+            if iv.negative():
+                sign = -sign
+                continue
+            if iv.nonnegative():
+                all_strict = False
+                continue
+            if iv.nonpositive():
+                sign = -sign
+                all_strict = False
+                continue
+            # one sign-changing factor: try the factor's own expansion
+            return False, used
+        if sign != 1:
+            return False, used
+        return (all_strict or not strict), used
+    except KernelLimit:
+        return False, used
+
+
+# ---------------------------------------------------------------- limits, extrema
+
+def take_limit(f, x, a, opaque_sign=None):
+    """sympy.limit with x-free opaque atoms replaced by constants of known sign."""
+    reps = {}
+    for atom in f.atoms(DSum, E, sympy.Sum):
+        if x in atom.free_symbols:
+            raise KernelLimit("the limit variable occurs inside a sum or an expectation")
+        used: set = set()
+        try:
+            iv = bounds(atom, symbol_domain, used)
+        except KernelLimit:
+            iv = REALS
+        if iv.positive():
+            reps[atom] = Dummy("c", positive=True)
+        elif iv.nonnegative():
+            reps[atom] = Dummy("c", nonnegative=True)
+        else:
+            reps[atom] = Dummy("c", real=True)
+    g = f.xreplace(reps)
+    try:
+        r = sympy.limit(g, x, a)
+    except (NotImplementedError, ValueError, TypeError) as e:
+        raise KernelLimit(f"sympy could not take this limit ({type(e).__name__})")
+    if r.has(sympy.Limit, sympy.AccumBounds, sympy.nan, sympy.zoo):
+        raise KernelLimit("the limit could not be determined")
+    back = {v: k for k, v in reps.items()}
+    return r.xreplace(back)
+
+
+def extremum(f, x, a, b, kind: str):
+    """max / min / argmax / argmin of f over x in [a, b] (exact), or KernelLimit."""
+    if not (a.is_number and b.is_number) or sympy.Gt(a, b) == sympy.true:
+        raise KernelLimit("extrema need an interval with numeric ends a <= b")
+    others = f.free_symbols - {x}
+    if others:
+        raise KernelLimit("extrema of expressions with other free symbols are not supported")
+    from sympy.calculus.util import continuous_domain
+
+    I = Interval(a, b)
+    try:
+        dom = continuous_domain(f, x, I)
+    except (NotImplementedError, ValueError, TypeError):
+        raise KernelLimit("continuity on the interval could not be established")
+    if dom != I:
+        raise KernelLimit("the function is not continuous on the whole interval")
+    df = sympy.diff(f, x)
+    crit = sympy.solveset(df, x, I)
+    if not isinstance(crit, sympy.FiniteSet):
+        raise KernelLimit("the critical points could not be listed exactly")
+    # points where f is not differentiable are candidates too (|x| ...)
+    if f.has(Abs, sympy.Max, sympy.Min, sympy.Piecewise):
+        raise KernelLimit("non-smooth functions are not supported for extrema")
+    pts = sorted(set(crit) | {a, b}, key=lambda v: float(v))
+    vals = [(f.xreplace({x: p}), p) for p in pts]
+    best = None
+    for v, p in vals:
+        if not v.is_number:
+            raise KernelLimit("a candidate value is not a number")
+        if best is None:
+            best = [(v, p)]
+            continue
+        c = _cmp(v, best[0][0])
+        if c is None:
+            raise KernelLimit("candidate values could not be compared exactly")
+        if (c > 0 and kind in ("max", "argmax")) or (c < 0 and kind in ("min", "argmin")):
+            best = [(v, p)]
+        elif c == 0:
+            best.append((v, p))
+    if kind in ("max", "min"):
+        return best[0][0]
+    if len(best) != 1:
+        raise KernelLimit("the extremum is attained at several points")
+    return best[0][1]
