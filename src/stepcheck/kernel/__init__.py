@@ -7,9 +7,9 @@ text), declarations (:class:`Decls`) and facts (:class:`IndepFact`,
 sides normalises and reduces to exactly 0 using the facts it lists.  The
 kernel does no I/O and imports neither lark, typst nor pytest.
 """
-from .context import Decls, EqFact, IndepFact, KernelLimit, Limits
+from .context import Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .objects import SD, Cov, DSum, E, Var
 from .prove import LinkProver, Outcome, check_consistency, free_indices
 
-__all__ = ["Decls", "EqFact", "IndepFact", "KernelLimit", "Limits", "E", "Var", "Cov", "SD", "DSum",
+__all__ = ["Decls", "EqFact", "IndepFact", "IneqFact", "KernelLimit", "Limits", "E", "Var", "Cov", "SD", "DSum",
            "LinkProver", "Outcome", "check_consistency", "free_indices"]

@@ -69,6 +69,19 @@ class EqFact:
     text: str = ""
 
 
+@dataclass(frozen=True, eq=False)
+class IneqFact:
+    """An inequality ``lhs REL rhs`` (REL one of <, <=, >, >=, !=), quantified over ``free``."""
+
+    label: str
+    lhs: sympy.Expr
+    rhs: sympy.Expr
+    rel: str
+    free: tuple = ()
+    distinct: tuple = ()
+    text: str = ""
+
+
 @dataclass
 class Limits:
     seconds: float = 5.0  # per link

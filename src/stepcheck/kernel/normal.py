@@ -39,7 +39,36 @@ from .objects import SD, Cov, DSum, E, Var, canon_bound
 _PROB = (E, Var, Cov, SD)
 
 
+MAX_EXPANSION = 1500  # monomials an expansion may produce before it is refused
+
+
+def expansion_size(x) -> int:
+    """An upper bound on the number of monomials ``expand(x)`` produces."""
+    if isinstance(x, Add):
+        return sum(expansion_size(a) for a in x.args)
+    if isinstance(x, Mul):
+        n = 1
+        for a in x.args:
+            n *= expansion_size(a)
+            if n > 10**9:
+                return n
+        return n
+    if isinstance(x, Pow) and x.exp.is_Integer and x.exp > 0 and isinstance(x.base, (Add, Mul)):
+        k, e = expansion_size(x.base), int(x.exp)
+        if e > 64:
+            return 10**9
+        from math import comb
+
+        return comb(k + e - 1, e)
+    if x.args and not isinstance(x, (Pow,)) and not x.is_Atom:
+        # functions: their arguments are expanded too (deep)
+        return max([1] + [expansion_size(a) for a in x.args])
+    return 1
+
+
 def _expand(x):
+    if expansion_size(x) > MAX_EXPANSION:
+        raise KernelLimit(f"expanding this expression would give more than {MAX_EXPANSION} terms")
     return sympy.expand(x, power_base=False, log=False)
 
 
@@ -305,6 +334,9 @@ class Normalizer:
 
     # ------------------------------------------------------------ expectation
     def expect(self, arg) -> list[Term]:
+        for pw in arg.atoms(Pow):
+            if pw.exp.is_Integer and pw.exp > self.limits.max_power and isinstance(pw.base, Add) and self.rvs(pw.base):
+                raise KernelLimit(f"power {pw.exp} of a random sum exceeds the limit {self.limits.max_power}")
         ts = self.terms(arg)
         out = []
         nmon = 0
@@ -362,10 +394,28 @@ class Normalizer:
                 self.trace.rules.add("factorization")
                 weak = ""
                 if len(allv) == 2 and all(f in allv for f in factors) and len(factors) == 2:
-                    weak = "uncorrelated({}, {})".format(*[_show(v) for v in sorted(factors, key=self.decls.display_key)])
+                    weak = self._weak_text(sorted(factors, key=self.decls.display_key))
                 self.trace.indep.setdefault(fact.label, set()).add(weak)
                 return Mul(*[E(Mul(*g)) for g in groups.values()])
         return E(whole)
+
+    def _weak_text(self, pair) -> str:
+        """`uncorrelated(q_i, k_i)`; bound indices get readable names: `(x_i, x_j) for i ≠ j`."""
+        dums = []
+        for v in pair:
+            if isinstance(v, Indexed):
+                for a in v.indices:
+                    if isinstance(a, Dummy) and a not in dums:
+                        dums.append(a)
+        taken = {str(f) for f in self.free}
+        letters = [c for c in "ijklmnrst" if c not in taken]
+        ren = {d: Symbol(letters[k] if k < len(letters) else f"i{k}") for k, d in enumerate(dums)}
+        shown = [_show(v.xreplace(ren)) for v in pair]
+        text = f"uncorrelated({shown[0]}, {shown[1]})"
+        if len(dums) == 2:
+            a, b = (str(ren[d]) for d in dums)
+            text += f" for {a} ≠ {b}"
+        return text
 
     def covers(self, fact: IndepFact, allv, bounds) -> bool:
         """Does ``fact`` make all of ``allv`` (distinct variables) mutually independent?"""
@@ -480,6 +530,8 @@ class Normalizer:
             if bd[0] in syms:
                 continue
             b, lo, hi = bd
+            if not (hi - lo + 1).is_nonnegative:
+                raise KernelLimit(f"the range {lo}..{hi} may be empty or reversed: declare its bound positive")
             others = [x for x in remaining if x is not bd]
             n_known = len(self.known(lo, hi, tuple(o for o in others)))
             coeff *= (hi - lo + 1) - n_known

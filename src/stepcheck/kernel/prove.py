@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 import sympy
 from sympy import Indexed, Integer, Symbol
 
-from .calculus import sign_proof
-from .context import Deadline, Decls, EqFact, IndepFact, KernelLimit, Limits
+from .calculus import REALS, Iv, sign_proof, symbol_domain
+from .context import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
-from .objects import DSum, E
+from .objects import SD, Cov, DSum, E, Var, is_canon_bound
 from .reduce import Inconsistent, has_atoms, reduce_modulo
 
 
@@ -32,6 +32,7 @@ class Attempt:
     holds: bool
     residual: sympy.Expr
     trace: Trace
+    case: tuple = ()  # the free indices (pairwise distinct) of the case that failed
 
 
 @dataclass
@@ -45,6 +46,7 @@ class Outcome:
     message: str | None = None
     witness: str | None = None
     signs: list = field(default_factory=list)  # symbols whose declared sign an inequality used
+    witness_value: object = None  # lhs - rhs (or the inequality's margin) at the witness
 
 
 def _set_partitions(items):
@@ -96,7 +98,8 @@ class LinkProver:
             else:
                 # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
                 g = -d if rel in ("<", "<=") else d
-                ok, signs = sign_proof(g, strict=rel in ("<", ">"))
+                ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
+                ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=_refined_domain(ineqs))
                 if ok:
                     trace.rules.add("inequality")
                     trace.signs |= signs
@@ -105,7 +108,7 @@ class LinkProver:
             if not ok:
                 holds = False
                 residual = d
-                break
+                return Attempt(holds, residual, trace, reps)
         return Attempt(holds, residual, trace)
 
     def normal_difference(self, nz: Normalizer, lhs, rhs, eqs) -> sympy.Expr:
@@ -227,8 +230,8 @@ class LinkProver:
         rules = sorted(full.trace.rules)
         what = "difference of the two sides does not reduce to 0" if rel == "=" else \
             "sign of the difference could not be established"
-        if has_atoms(res) or res.atoms(Indexed) or any(s in self.decls.random_symbols for s in res.free_symbols) \
-                or res.has(sympy.Sum):
+        random = res.has(E) or any(self.decls.is_rv(x) for x in res.atoms(Indexed) | res.free_symbols)
+        if random or res.has(sympy.Sum):
             return Outcome("unknown", residual=res, rules=rules, message=f"not proved: the {what}")
 
         def violated(v) -> bool:
@@ -238,30 +241,135 @@ class LinkProver:
                 return v != 0
             return bool(v.is_negative) if rel in ("<=", ">=") else bool(v.is_nonpositive)
 
+        if res.has(DSum) or res.atoms(Indexed):
+            w = self._concrete_witness(res, full.case, candidates, violated)
+            if w is not None:
+                text, v = w
+                return Outcome("fails", residual=res, rules=rules, witness=text, witness_value=v,
+                               message=f"at {text} the two sides differ by {v}" if rel == "=" else
+                               f"at {text} the inequality is false (margin {v})")
+            return Outcome("unknown", residual=res, rules=rules, message=f"not proved: the {what}")
         if res.is_number:
             if violated(res):
                 return Outcome("fails", residual=res, rules=rules,
                                message=f"the two sides differ by {res}" if rel == "=" else
                                f"the claimed inequality is false: the margin is {res}")
-        syms = sorted(res.free_symbols, key=lambda s: s.name)
+        syms = sorted(res.free_symbols, key=lambda s: (s in self.decls.index_ranges, s.name))
         if 0 < len(syms) <= 3:
-            for vals in itertools.product(*[_trial_values(s) for s in syms]):
-                sub = dict(zip(syms, vals))
+            for sub in self._trial_assignments(syms):
                 try:
                     v = res.xreplace(sub)
                 except (ZeroDivisionError, ValueError):
                     continue
                 if violated(v) and self._consistent_at(candidates, sub):
                     w = ", ".join(f"{s} = {x}" for s, x in sub.items())
-                    return Outcome("fails", residual=res, rules=rules, witness=w,
+                    return Outcome("fails", residual=res, rules=rules, witness=w, witness_value=v,
                                    message=f"at {w} the two sides differ by {v}" if rel == "=" else
                                    f"at {w} the inequality is false (margin {v})")
         return Outcome("unknown", residual=res, rules=rules, message=f"not proved: the {what}")
+
+    def _concrete_witness(self, res, case, candidates, violated):
+        """Try small concrete values for a deterministic residual with sums and indexed reals.
+
+        Every sum is unrolled exactly; the value is decided with 30-digit
+        arithmetic only when it is clearly away from 0.
+        """
+        labels = {ix.base.label for ix in res.atoms(Indexed)}
+        plain = {s for s in res.free_symbols if isinstance(s, Symbol) and s not in labels and not is_canon_bound(s)}
+        dims = sorted({s for s in plain if s.is_integer and s.is_positive and s not in case}, key=lambda s: s.name)
+        reals = sorted({s for s in plain if s not in case and s not in dims and not s.is_integer},
+                       key=lambda s: s.name)
+        if any(s.is_integer and s not in case and s not in dims for s in plain):
+            return None
+        if len(dims) > 1 or len(reals) > 2:
+            return None
+        facts = [f for lab in candidates for f in self.facts[lab] if isinstance(f, EqFact)]
+        for f in facts:
+            body = f.lhs - f.rhs
+            if body.has(E, Var, Cov, SD) and (body.free_symbols & set(dims + reals)):
+                return None  # a moment fact might constrain these symbols: no claim
+        rel_syms = set(dims) | set(reals) | labels
+        det_facts = [f for f in facts if not (f.lhs - f.rhs).has(E, Var, Cov, SD)
+                     and ((f.lhs - f.rhs).free_symbols & rel_syms)]
+        ineq_facts = [f for lab in candidates for f in self.facts[lab] if isinstance(f, IneqFact)
+                      and ((f.lhs - f.rhs).free_symbols & rel_syms)]
+        k = len(case)
+        for nval in range(max(k, 1), max(k, 1) + 3):
+            for rvals in itertools.product(*[_trial_values(r)[:3] for r in reals]):
+                for pattern in (0, 1):
+                    sub = {d: Integer(nval) for d in dims}
+                    sub.update({c: Integer(t + 1) for t, c in enumerate(case)})
+                    sub.update(dict(zip(reals, rvals)))
+                    try:
+                        if not all(self._fact_holds_at(f, sub, pattern) for f in det_facts):
+                            continue  # the trial values violate a cited fact
+                        if not all(_ineq_holds_at(f, sub) for f in ineq_facts):
+                            continue
+                        v = _unroll(res.xreplace(sub), pattern)
+                    except (KernelLimit, ValueError, TypeError, ZeroDivisionError):
+                        continue
+                    if v is None:
+                        continue
+                    num = v.evalf(30)
+                    if not num.is_number or num.has(sympy.zoo, sympy.nan):
+                        continue
+                    if rel_away(num) and violated(num if abs(num) > 1e-20 else Integer(0)):
+                        parts = [f"{s} = {x}" for s, x in sub.items()]
+                        fams = sorted({str(ix.base.label) for ix in res.atoms(Indexed)})
+                        for fam in fams:
+                            parts.append(f"{fam}_m = " + ("m - 1" if pattern == 0 else "1 for m = 1, else 0"))
+                        return ", ".join(parts), sympy.N(v, 6)
+        return None
+
+    def _fact_holds_at(self, f: EqFact, sub, pattern) -> bool:
+        """Does a deterministic fact hold at concrete values (every instance of its indices)?"""
+        body = (f.lhs - f.rhs).xreplace(sub)
+        choices = []
+        for p in f.free:
+            lo, hi = self.decls.index_ranges[p]
+            lo, hi = _as_expr(lo).xreplace(sub), _as_expr(hi).xreplace(sub)
+            if not (lo.is_Integer and hi.is_Integer) or hi - lo > 8:
+                raise KernelLimit("fact range not concrete")
+            choices.append(range(int(lo), int(hi) + 1))
+        for combo in itertools.product(*choices):
+            asg = {p: Integer(v) for p, v in zip(f.free, combo)}
+            if any(asg[a] == asg[b] for (a, b) in f.distinct if a in asg and b in asg):
+                continue
+            inst = body.xreplace(asg).doit() if body.has(sympy.Sum) else body.xreplace(asg)
+            v = _unroll(inst, pattern).evalf(30)
+            if not v.is_number or not (v == 0 or abs(v) < 1e-25):
+                return False
+        return True
+
+    def _trial_assignments(self, syms):
+        """Small admissible values: indices inside their declared (concrete) ranges."""
+        def rec(k, sub):
+            if k == len(syms):
+                yield dict(sub)
+                return
+            s = syms[k]
+            if s in self.decls.index_ranges:
+                lo, hi = (_as_expr(v).xreplace(sub) for v in self.decls.index_ranges[s])
+                if not (lo.is_Integer and hi.is_Integer):
+                    return
+                vals = [Integer(v) for v in range(int(lo), min(int(hi), int(lo) + 3) + 1)]
+            else:
+                vals = _trial_values(s)
+            for v in vals:
+                sub[s] = v
+                yield from rec(k + 1, sub)
+            sub.pop(s, None)
+
+        yield from rec(0, {})
 
     def _consistent_at(self, candidates, sub) -> bool:
         polys = []
         for lab in candidates:
             for f in self.facts[lab]:
+                if isinstance(f, IneqFact):
+                    if not _ineq_holds_at(f, sub):
+                        return False
+                    continue
                 if isinstance(f, EqFact) and not f.free:
                     try:
                         polys.append(_expand((f.lhs - f.rhs).xreplace(sub)))
@@ -273,6 +381,81 @@ class LinkProver:
         except Inconsistent:
             return False
         return True
+
+
+def _ineq_holds_at(f: IneqFact, sub) -> bool:
+    """Whether an inequality fact (without free indices) holds at concrete values; unknown counts as no."""
+    if f.free:
+        return False
+    v = (_as_expr(f.lhs) - _as_expr(f.rhs)).xreplace(sub)
+    if not v.is_number or v.has(sympy.zoo, sympy.nan):
+        return False
+    return {"<": v.is_negative, "<=": v.is_nonpositive, ">": v.is_positive, ">=": v.is_nonnegative,
+            "!=": v.is_nonzero}.get(f.rel, False) is True
+
+
+def _refined_domain(ineqs):
+    """Symbol domains narrowed by facts such as `x > 0` (used by inequality proofs)."""
+    refined = {}
+    for f in ineqs:
+        if f.free:
+            continue
+        lhs, rhs, rel = _as_expr(f.lhs), _as_expr(f.rhs), f.rel
+        if rhs.is_Symbol and lhs.is_number:
+            lhs, rhs = rhs, lhs
+            rel = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(rel, rel)
+        if not (lhs.is_Symbol and rhs.is_number and rhs.is_real):
+            continue
+        iv = {">": Iv(rhs, sympy.oo, True, True), ">=": Iv(rhs, sympy.oo, False, True),
+              "<": Iv(-sympy.oo, rhs, True, True), "<=": Iv(-sympy.oo, rhs, True, False)}.get(rel)
+        if iv is not None and (lhs not in refined or refined[lhs] is REALS):
+            refined[lhs] = iv
+
+    def domain(s, used):
+        if s in refined:
+            return refined[s]
+        return symbol_domain(s, used)
+
+    return domain
+
+
+def rel_away(num) -> bool:
+    """A 30-digit value far enough from 0 (or exactly 0) to be trusted."""
+    return num == 0 or abs(num) > 1e-20
+
+
+def _unroll(x, pattern: int):
+    """Evaluate DSums with concrete bounds; indexed reals get pattern values."""
+    def val(ix):
+        m = ix.indices[0]
+        if not m.is_Integer:
+            raise ValueError("symbolic index")
+        return Integer(int(m) - 1) if pattern == 0 else Integer(1 if int(m) == 1 else 0)
+
+    def rec(e):
+        if isinstance(e, DSum):
+            summand, bounds, excl = e.args
+            ranges = []
+            for (b, lo, hi) in bounds:
+                if not (lo.is_Integer and hi.is_Integer):
+                    raise ValueError("symbolic bound")
+                ranges.append((b, int(lo), int(hi)))
+            if any(h - l > 8 for _, l, h in ranges):
+                raise KernelLimit("too large to unroll")
+            ex = {int(v) for v in excl if v.is_Integer}
+            total = Integer(0)
+            for combo in itertools.product(*[range(l, h + 1) for _, l, h in ranges]):
+                if len(set(combo)) < len(combo) or set(combo) & ex:
+                    continue
+                total += rec(summand.xreplace({b: Integer(v) for (b, _, _), v in zip(ranges, combo)}))
+            return total
+        if isinstance(e, Indexed):
+            return val(e)
+        if not e.args:
+            return e
+        return e.func(*[rec(a) for a in e.args])
+
+    return rec(x)
 
 
 def _as_expr(x):
@@ -313,13 +496,13 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None) -
         for f in facts[lab]:
             if not isinstance(f, EqFact):
                 continue
-            for side, other in ((f.lhs, f.rhs), (f.rhs, f.lhs)):
+            for side, other in ((_as_expr(f.lhs), _as_expr(f.rhs)), (_as_expr(f.rhs), _as_expr(f.lhs))):
                 if isinstance(side, (Var, SD)) or (isinstance(side, E) and isinstance(side.args[0], sympy.Pow)
                                                      and side.args[0].exp.is_even):
-                    if other.is_number and other.is_extended_negative:
+                    if other.is_extended_negative:
                         return [lab]
             try:
-                p = nz.expr(f.lhs - f.rhs)
+                p = nz.expr(_as_expr(f.lhs) - _as_expr(f.rhs))
             except KernelLimit:
                 continue
             polys.append(p)

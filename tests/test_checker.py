@@ -1,0 +1,384 @@
+"""Tests through ``stepcheck.checker.check_text`` on small `.step` texts."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from stepcheck.checker import check_file, check_text
+
+XY = "random X, Y, Z\nlet a, b, c: real\n"
+QN = "let n: positive integer\nlet i, j: index 1..n\nrandom q_i, k_i for i in 1..n\nlet mu: real\n"
+QK = """let d_k: positive integer
+let i, j: index 1..d_k
+random q_i, k_i for i in 1..d_k
+assume indep: independent(q, k)
+assume mean0: E[q_i] = 0, E[k_i] = 0
+assume var1:  Var(q_i) = 1, Var(k_i) = 1
+"""
+
+
+def link(rep, step, n=1):
+    st = next(s for s in rep.steps if s.name == step)
+    return st.links[n - 1]
+
+
+def uses(lr):
+    return [u.label for u in lr.uses]
+
+
+def codes(rep, step=None):
+    out = [d.code for d in rep.diagnostics]
+    for s in rep.steps:
+        if step is None or s.name == step:
+            for lr in s.links:
+                out += [d.code for d in lr.diagnostics]
+    return out
+
+
+def one(text, **kw):
+    rep = check_text(text, **kw)
+    assert not rep.fatal, [d.title for d in rep.diagnostics]
+    return rep
+
+
+# ---------------------------------------------------------------- rules through the language
+@pytest.mark.parametrize("stmt", [
+    "E[a X + b Y + c] = a E[X] + b E[Y] + c",
+    "Var(a X) = a^2 Var(X)",
+    "Var(X + c) = Var(X)",
+    "SD(X) = sqrt(Var(X))",
+    "Cov(X, Y) = E[X Y] - E[X] E[Y]",
+    "Var(X + Y) = Var(X) + Var(Y) + 2 Cov(X, Y)",
+])
+def test_rules_hold_without_facts(stmt):
+    rep = one(XY + f"step s: {stmt}")
+    lr = link(rep, "s")
+    assert lr.status == "holds"
+    assert lr.uses == []
+    assert rep.exit_code() == 0
+
+
+@pytest.mark.parametrize("stmt", ["E[X^2] = E[X]^2", "Var(2 X) = 2 Var(X)", "E[X Y] = E[X] E[Y]"])
+def test_rules_must_not_hold(stmt):
+    rep = one(XY + f"step s: {stmt}")
+    assert link(rep, "s").status == "unknown"
+    assert "E-unknown" in codes(rep)
+    assert rep.exit_code() == 1
+
+
+def test_symbolic_sum_linearity():
+    rep = one(QN + "step s: E[sum(i=1..n, q_i)] = sum(i=1..n, E[q_i])")
+    assert link(rep, "s").status == "holds"
+
+
+def test_factorization_weakest_is_uncorrelated():
+    rep = one(XY + "assume ind: independent(X, Y)\nstep s: E[X Y] = E[X] E[Y] by ind")
+    lr = link(rep, "s")
+    assert lr.status == "holds"
+    assert [(u.label, u.weakest) for u in lr.uses] == [("ind", "uncorrelated(X, Y)")]
+
+
+def test_factorization_higher_degree_full_independence():
+    rep = one(XY + "assume ind: independent(X, Y)\nstep s: E[X^2 Y] = E[X^2] E[Y] by ind")
+    lr = link(rep, "s")
+    assert lr.status == "holds"
+    assert [(u.label, u.weakest) for u in lr.uses] == [("ind", None)]
+
+
+def test_pairwise_facts_do_not_factor_triple():
+    rep = one(XY + "assume p1: X ⟂ Y\nassume p2: Y ⟂ Z\nstep s: E[X Y Z] = E[X] E[Y] E[Z]")
+    # never holds; with the model finder it is refuted by a witness
+    assert link(rep, "s").status in ("unknown", "fails")
+
+
+def test_free_indices_may_coincide():
+    rep = one(QN + "assume ind: independent(q)\nstep s: E[q_i q_j] = E[q_i] E[q_j] by ind")
+    assert link(rep, "s").status != "holds"
+
+
+def test_pairwise_fact_inside_sum():
+    rep = one(QN + "assume ind: q_i ⟂ q_j for i != j\nassume m: E[q_i] = 0\n"
+                   "step s: E[sum(i=1..n, q_i)^2] = sum(i=1..n, E[q_i^2]) by ind, m")
+    lr = link(rep, "s")
+    assert lr.status == "holds"
+    assert sorted(uses(lr)) == ["ind", "m"]
+    rep2 = one(QN + "assume ind: q_i ⟂ q_j for i != j\nstep s: E[q_i q_j] = E[q_i] E[q_j] by ind")
+    assert link(rep2, "s").status != "holds"
+
+
+def test_uncorrelated_fact():
+    base = XY + "assume u: uncorrelated(X, Y)\n"
+    rep = one(base + "step s: Var(X + Y) = Var(X) + Var(Y) by u")
+    assert link(rep, "s").status == "holds"
+    assert uses(link(rep, "s")) == ["u"]
+    rep2 = one(base + "step s: E[X^2 Y^2] = E[X^2] E[Y^2]")
+    assert link(rep2, "s").status in ("unknown", "fails")
+
+
+def test_sums_and_counts():
+    rep = one(QN + "assume m: E[q_i] = mu\n"
+                   "step c: sum(i=1..n, mu) = n mu\n"
+                   "step d: sum(i=1..n, sum(j=1..n, E[q_i] E[q_j])) = n mu^2 + n (n - 1) mu^2 by m\n"
+                   "step bad: sum(i=1..n, q_i) = n q_1\n")
+    assert link(rep, "c").status == "holds"
+    assert link(rep, "d").status == "holds"
+    assert uses(link(rep, "d")) == ["m"]
+    assert link(rep, "bad").status == "unknown"
+
+
+def test_kronecker_uses_range_implicitly():
+    rep = one(QN + "step s: sum(j=1..n, δ_ij) = 1")
+    lr = link(rep, "s")
+    assert lr.status == "holds"
+    rng = [u for u in lr.uses if u.kind == "range"]
+    assert [u.label for u in rng] == ["range of i"]
+    assert rng[0].implicit
+
+
+def test_fact_distinct_not_on_diagonal():
+    rep = one(QN + "assume c: Cov(q_i, q_j) = 0 for i != j\n"
+                   "step diag: Cov(q_i, q_i) = 0 by c\n"
+                   "step sumv: Var(sum(i=1..n, q_i)) = sum(i=1..n, Var(q_i)) by c\n")
+    assert link(rep, "diag").status != "holds"
+    assert link(rep, "sumv").status == "holds"
+
+
+def test_fact_not_applied_outside_range():
+    t = "let i: index 1..4\nlet m: index 1..5\nrandom q_i for i in 1..5\nassume c: E[q_i] = 0\n"
+    rep = one(t + "step inside: E[q_3] = 0 by c\nstep out: E[q_5] = 0 by c\nstep other: E[q_m] = 0 by c\n")
+    assert link(rep, "inside").status == "holds"
+    assert link(rep, "out").status == "unknown"
+    assert link(rep, "other").status == "unknown"
+
+
+def test_algebra():
+    rep = one("let d: positive real\nlet x: real\nrandom X\n"
+              "step sq: sqrt(d)^2 = d\n"
+              "step absx: sqrt(x^2) = x\n"
+              "let i: index 1..3\nrandom q_i, k_i for i in 1..3\n"
+              "step quarter: (q_1 / d^(1/4)) (k_1 / d^(1/4)) = q_1 k_1 / sqrt(d)\n")
+    assert link(rep, "sq").status == "holds"
+    assert link(rep, "quarter").status == "holds"
+    lr = link(rep, "absx")
+    assert lr.status == "fails"
+    assert lr.counterexample and "x = -" in lr.counterexample
+
+
+# ---------------------------------------------------------------- var_dot
+def test_var_dot():
+    rep = one(QK + "step good: Var(sum(i=1..d_k, q_i k_i)) = d_k by indep, mean0, var1\n"
+                   "step bad: Var(sum(i=1..d_k, q_i k_i)) = sqrt(d_k) by indep, mean0, var1\n")
+    assert link(rep, "good").status == "holds"
+    assert sorted(uses(link(rep, "good"))) == ["indep", "mean0", "var1"]
+    bad = link(rep, "bad")
+    assert bad.status == "fails"
+    assert bad.counterexample and "d_k =" in bad.counterexample
+    assert "E-fails" in codes(rep, "bad")
+
+
+def test_var_dot_without_independence():
+    t = QK.replace("assume indep: independent(q, k)\n", "")
+    rep = one(t + "step s: Var(sum(i=1..d_k, q_i k_i)) = d_k by mean0, var1\n"
+                  "step s2: Var(sum(i=1..d_k, q_i k_i)) = d_k\n")
+    assert link(rep, "s").status in ("unknown", "fails")
+    assert link(rep, "s2").status in ("unknown", "fails")
+
+
+# ---------------------------------------------------------------- attribution
+RED = XY + "assume fa: independent(X, Y)\nassume fb: Cov(X, Y) = 0\n"
+
+
+def test_redundant_facts_sufficient_set():
+    rep = one(RED + "step s: E[X Y] = E[X] E[Y]")
+    lr = link(rep, "s")
+    assert lr.status == "holds"
+    assert len(lr.uses) == 1
+    chosen = lr.uses[0].label
+    rep2 = one(RED + f"step s: E[X Y] = E[X] E[Y] by {chosen}")
+    assert link(rep2, "s").status == "holds"
+    assert uses(link(rep2, "s")) == [chosen]
+
+
+def test_unneeded_citation_warns_and_strict_errors():
+    text = XY + "assume m: E[X] = 0\nassume junk: E[Y] = 1\nstep s: E[2 X] = 0 by m, junk"
+    rep = one(text)
+    lr = link(rep, "s")
+    assert lr.status == "holds"
+    assert lr.unneeded == ["junk"]
+    assert [d.code for d in lr.diagnostics] == ["W-unneeded"]
+    assert lr.diagnostics[0].severity == "warning"
+    rep_s = one(text, strict=True)
+    lr_s = link(rep_s, "s")
+    assert [d.code for d in lr_s.diagnostics] == ["E-unneeded"]
+    assert lr_s.diagnostics[0].severity == "error"
+
+
+def test_strict_unneeded_makes_file_not_ok():
+    rep = one(XY + "assume m: E[X] = 0\nassume junk: E[Y] = 1\nstep s: E[2 X] = 0 by m, junk", strict=True)
+    assert rep.exit_code() != 0
+
+
+def test_cites_too_little_names_missing():
+    rep = one(XY + "assume m: E[X] = 0\nassume ind: independent(X, Y)\nstep s: E[X Y] = 0 by m")
+    lr = link(rep, "s")
+    assert lr.status == "fails"
+    assert lr.missing == ["ind"]
+    d = next(d for d in lr.diagnostics if d.code == "E-cites-too-little")
+    assert "ind" in d.label and "ind" in d.help
+
+
+def test_citing_unverified_step_not_holds():
+    rep = one(XY + "assume m: E[X] = 0\nstep s0: E[X Y] = E[X] E[Y]\nstep s1: E[X Y] = 0 by s0, m")
+    assert link(rep, "s0").status == "unknown"
+    lr = link(rep, "s1")
+    assert lr.status == "unknown"
+    assert "E-unverified-citation" in [d.code for d in lr.diagnostics]
+    assert rep.exit_code() == 1
+
+
+def test_without_by_infers_from_verified_steps_only():
+    rep = one(XY + "assume m: E[X] = 0\nstep s0: E[X Y] = E[X] E[Y]\nstep s1: E[X Y] = 0")
+    assert link(rep, "s1").status == "unknown"
+    rep2 = one(XY + "assume m: E[X] = 0\nassume ind: independent(X, Y)\n"
+                    "step s0: E[X Y] = E[X] E[Y] by ind\nstep s1: E[X Y] = 0")
+    lr = link(rep2, "s1")
+    assert lr.status == "holds"
+    assert "m" in uses(lr)
+    assert set(uses(lr)) <= {"m", "ind", "s0"}
+
+
+def test_step_rests_on_transitively():
+    rep = one(XY + "assume m: E[X] = 0\nassume ind: independent(X, Y)\n"
+                   "step s0: E[X Y] = E[X] E[Y] by ind\nstep s1: E[X Y] = 0 by s0, m")
+    s1 = next(s for s in rep.steps if s.name == "s1")
+    assert s1.status == "holds"
+    assert set(s1.rests_on) == {"ind", "m"}
+    assert s1.steps_cited == ["s0"]
+
+
+# ---------------------------------------------------------------- consistency
+def test_contradictory_assumptions():
+    rep = one("random X\nassume one: Var(X) = 1\nassume two: Var(X) = 2\nstep s: E[X] = 42\n"
+              "step t: Var(X) = 1 by one\n")
+    assert "E-inconsistent" in codes(rep)
+    assert all(lr.status != "holds" for st in rep.steps for lr in st.links)
+    assert rep.exit_code() == 1
+
+
+def test_negative_variance():
+    rep = one("random X\nassume neg: Var(X) = -1\nstep s: Var(X) + 1 = 0 by neg")
+    assert "E-inconsistent" in codes(rep)
+    assert link(rep, "s").status != "holds"
+
+
+def test_negative_variance_after_first_step():
+    rep = one("random X\nstep s0: E[X] = E[X]\nassume neg: Var(X) = -1\nstep s: Var(X) + 1 = 0 by neg")
+    assert "E-inconsistent" in codes(rep)
+    assert link(rep, "s").status != "holds"
+
+
+def test_negative_symbolic_variance():
+    rep = one("random X\nlet d: positive real\nassume neg: Var(X) = -d\nstep s: Var(X) + d = 0 by neg")
+    assert link(rep, "s").status != "holds"
+
+
+# ---------------------------------------------------------------- three outcomes
+def test_three_outcomes():
+    rep = one(XY + "step f: E[X] + 1 = E[X]\nstep u: E[X] = E[Y]\nstep h: E[X] = E[X]\n")
+    assert link(rep, "f").status == "fails"
+    assert "E-fails" in codes(rep, "f")
+    assert link(rep, "u").status == "unknown"
+    assert "E-unknown" in codes(rep, "u")
+    assert link(rep, "h").status == "holds"
+    assert rep.counts() == {"holds": 1, "fails": 1, "unknown": 1}
+
+
+def test_inequality_assumption_respected_by_witness():
+    rep = one("let x: real\nassume pos: x > 0\nstep s: sqrt(x^2) = x by pos")
+    assert link(rep, "s").status != "fails"
+
+
+def test_index_witness_respects_range():
+    rep = one("let i: index 1..1\nrandom q_i for i in 1..1\nstep s: i = 1")
+    assert link(rep, "s").status != "fails"
+
+
+# ---------------------------------------------------------------- limits
+def test_huge_power_unknown_quickly():
+    t0 = time.perf_counter()
+    rep = one(XY + "step s: E[(X + Y)^50] = 0")
+    assert time.perf_counter() - t0 < 5
+    assert link(rep, "s").status == "unknown"
+
+
+def test_huge_power_limit_message():
+    rep = one(XY + "step s: E[(X + Y)^50] = 0")
+    lr = link(rep, "s")
+    assert lr.message and "limit" in lr.message
+
+
+def test_huge_literal_exponent_is_a_diagnostic():
+    rep = check_text(XY + "step s: E[(X + Y)^100000] = 0")
+    assert "E-limit" in codes(rep)
+    assert rep.exit_code() == 2
+
+
+# ---------------------------------------------------------------- bad input
+def test_unknown_name_suggests_closest():
+    rep = check_text("random X, Y\nstep s: E[Xx] = 0")
+    d = next(d for d in rep.diagnostics if d.code == "E-unknown-name")
+    assert "Xx" in d.title
+    assert "`X`" in d.help
+    assert rep.exit_code() == 2
+
+
+def test_cov_arity():
+    rep = check_text("random X, Y\nstep s: Cov(X) = 0")
+    assert "E-arity" in codes(rep)
+    assert rep.exit_code() == 2
+
+
+def test_index_out_of_family_range():
+    rep = check_text("let i: index 1..4\nrandom q_i for i in 1..4\nstep s: E[q_5] = 0")
+    d = next(d for d in rep.diagnostics if d.code == "E-range")
+    assert "5" in d.title
+    assert rep.exit_code() == 2
+
+
+def test_empty_text():
+    rep = check_text("")
+    assert rep.steps == []
+    assert [d.code for d in rep.diagnostics] == ["W-empty"]
+
+
+def test_unknown_reference_suggests():
+    rep = check_text(XY + "assume mean0: E[X] = 0\nstep s: E[X] = 0 by mean")
+    d = next(d for d in rep.diagnostics if d.code == "E-unknown-ref")
+    assert "mean0" in d.help
+    assert link(rep, "s").status != "holds"
+
+
+def test_huge_file(tmp_path):
+    p = tmp_path / "big.step"
+    p.write_text("# filler\n" * 600_000, encoding="utf-8")  # ~5.4 MB
+    rep = check_file(str(p))
+    assert rep.fatal
+    assert [d.code for d in rep.diagnostics] == ["E-input-too-large"]
+    assert rep.exit_code() == 2
+
+
+def test_syntax_error_is_diagnostic():
+    rep = check_text("random X\nstep broken: E[X + 1\n    = E[X] + 1\n")
+    assert rep.fatal
+    assert rep.diagnostics and rep.diagnostics[0].severity == "error"
+    assert rep.exit_code() == 2
+
+
+@pytest.mark.xfail(strict=True, reason="LANGUAGE: the off-diagonal sum `sum(i, j=1..n, i != j, f)` of LANGUAGE.md "
+                                       "section 4 is a syntax error")
+def test_off_diagonal_sum_syntax():
+    rep = check_text(QN + "assume m: E[q_i] = mu\nassume ind: independent(q)\n"
+                          "step s: sum(i, j=1..n, i != j, E[q_i] E[q_j]) = n (n - 1) mu^2 by m")
+    assert not rep.fatal
+    assert link(rep, "s").status == "holds"

@@ -1,0 +1,77 @@
+"""End to end: every derivations/*.step verifies; every derivations/bad/*.step
+fails with the diagnostic recorded for it here."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stepcheck import cli
+from stepcheck.checker import check_file
+
+ROOT = Path(__file__).resolve().parents[1]
+GOOD = sorted((ROOT / "derivations").glob("*.step"))
+BAD_DIR = ROOT / "derivations" / "bad"
+
+# file -> (exit code, failing step (None: no step checked), its status, diagnostic code, title fragment)
+BAD = {
+    "cites_too_little.step": (1, "mean_term", "fails", "E-cites-too-little", "this step cites too little"),
+    "contradiction.step": (1, "anything", "unknown", "E-inconsistent", "contradictory assumptions: `one`, `two`"),
+    "negative_variance.step": (1, "from_it", "unknown", "E-inconsistent", "contradictory assumptions: `neg`"),
+    "syntax.step": (2, None, None, "E-syntax", "unclosed `[`"),
+    "typo.step": (2, "mean_q", "unknown", "E-unknown-name", "unknown name `qq_i`"),
+    "wrong_step.step": (1, "var_sum", "fails", "E-fails", "this step does not hold"),
+}
+
+
+def test_there_are_good_derivations():
+    assert {p.name for p in GOOD} >= {"var_dot.step", "var_rules.step", "var_scaled.step"}
+
+
+@pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
+def test_good_derivation_verifies(path, capsys):
+    rep = check_file(str(path))
+    assert not rep.fatal
+    assert rep.steps
+    for st in rep.steps:
+        assert st.status == "holds", st.name
+        for lr in st.links:
+            assert lr.status == "holds", (st.name, lr.index, lr.message)
+    assert rep.errors == []
+    assert cli.main([str(path), "--no-color"]) == 0
+    assert "every step holds" in capsys.readouterr().out
+
+
+def test_var_dot_attribution():
+    rep = check_file(str(ROOT / "derivations" / "var_dot.step"))
+    st = {s.name: s for s in rep.steps}
+    first = st["mean_term"].links[0]
+    assert [(u.label, u.weakest) for u in first.uses] == [("indep", "uncorrelated(q_i, k_i)")]
+    assert set(st["var_sum"].rests_on) == {"indep", "mean0", "var1"}
+
+
+def test_bad_files_all_have_expectations():
+    assert {p.name for p in BAD_DIR.glob("*.step")} == set(BAD)
+
+
+@pytest.mark.parametrize("name", sorted(BAD))
+def test_bad_derivation_fails(name, capsys):
+    code, step, status, diag, title = BAD[name]
+    path = BAD_DIR / name
+    rep = check_file(str(path))
+    assert rep.exit_code() == code
+    assert cli.main([str(path), "--no-color"]) == code
+    capsys.readouterr()
+    diags = list(rep.diagnostics)
+    if step is None:
+        assert rep.steps == []
+    else:
+        st = next(s for s in rep.steps if s.name == step)
+        assert st.status == status
+        for lr in st.links:
+            diags += lr.diagnostics
+        assert all(s.status != "holds" for s in rep.steps if s.name == step)
+    hit = [d for d in diags if d.code == diag]
+    assert hit, [d.code for d in diags]
+    assert any(title in d.title for d in hit)
+    assert any(d.severity == "error" for d in hit)

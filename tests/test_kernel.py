@@ -1,0 +1,417 @@
+"""Direct tests of the trusted kernel (``stepcheck.kernel``) on sympy objects.
+
+Each kernel rule gets a case where it applies and a case where it must not.
+A ``holds`` for a false statement is the worst bug: such cases are asserted
+as ``status != "holds"``.
+"""
+from __future__ import annotations
+
+import time
+
+import pytest
+import sympy as sp
+
+from stepcheck.kernel import (SD, Cov, Decls, E, EqFact, IndepFact, LinkProver, Limits, Var,
+                              check_consistency)
+
+X, Y, Z = sp.symbols("X Y Z", real=True)
+a, b, c, mu, x = sp.symbols("a b c mu x", real=True)
+dpos = sp.Symbol("d", positive=True, real=True)
+n = sp.Symbol("n", integer=True, positive=True)
+d_k = sp.Symbol("d_k", integer=True, positive=True)
+i, j = sp.symbols("i j", integer=True)
+q = sp.IndexedBase("q", real=True)
+k = sp.IndexedBase("k", real=True)
+
+DECLS = Decls(
+    random_symbols=frozenset({X, Y, Z}),
+    random_families=frozenset({"q", "k"}),
+    index_ranges={i: (1, n), j: (1, n)},
+    family_ranges={"q": (1, n), "k": (1, n)},
+)
+
+
+def S(body_fn, hi=n, lo=1):
+    """sum(m = lo..hi, body_fn(m)) with a fresh bound index."""
+    m = sp.Dummy("m", integer=True)
+    return sp.Sum(body_fn(m), (m, lo, hi))
+
+
+def prove(lhs, rhs, facts=None, cands=None, decls=DECLS, limits=None):
+    facts = facts or {}
+    p = LinkProver(decls, facts, limits)
+    return p.prove(lhs, rhs, list(facts) if cands is None else cands)
+
+
+def eq(label, lhs, rhs, free=(), distinct=()):
+    return EqFact(label, sp.Integer(lhs) if isinstance(lhs, int) else lhs,
+                  sp.Integer(rhs) if isinstance(rhs, int) else rhs, free=tuple(free), distinct=tuple(distinct))
+
+
+def indep(label, families=(), members=(), free=(), distinct=()):
+    return IndepFact(label, families=tuple(families), members=tuple(members), free=tuple(free),
+                     distinct=tuple(distinct))
+
+
+# ---------------------------------------------------------------- linearity
+def test_linearity_affine_no_facts():
+    out = prove(E(a * X + b * Y + c), a * E(X) + b * E(Y) + c)
+    assert out.status == "holds"
+    assert out.used == []
+    assert "linearity" in out.rules
+
+
+def test_linearity_symbolic_sum():
+    out = prove(E(S(lambda m: q[m])), S(lambda m: E(q[m])))
+    assert out.status == "holds"
+    assert out.used == []
+
+
+def test_linearity_does_not_square_through_E():
+    out = prove(E(X ** 2), E(X) ** 2)
+    assert out.status == "unknown"
+    assert out.residual is not None and out.residual.has(E)
+
+
+# ---------------------------------------------------------------- definitions
+@pytest.mark.parametrize("lhs, rhs", [
+    (Var(X), E(X ** 2) - E(X) ** 2),
+    (Cov(X, Y), E(X * Y) - E(X) * E(Y)),
+    (SD(X), sp.sqrt(Var(X))),
+    (Var(a * X), a ** 2 * Var(X)),
+    (Var(X + c), Var(X)),
+    (Cov(X, X), Var(X)),
+    (Var(X + Y), Var(X) + Var(Y) + 2 * Cov(X, Y)),
+])
+def test_definitions_unfold(lhs, rhs):
+    out = prove(lhs, rhs)
+    assert out.status == "holds", out
+    assert out.used == []
+
+
+@pytest.mark.parametrize("lhs, rhs", [
+    (Var(2 * X), 2 * Var(X)),
+    (Var(X + Y), Var(X) + Var(Y)),
+    (SD(-2 * X), -2 * SD(X)),
+    (Var(X + c), Var(X) + c),
+])
+def test_definitions_must_not(lhs, rhs):
+    out = prove(lhs, rhs)
+    assert out.status != "holds"
+
+
+# ---------------------------------------------------------------- factorization
+def test_factorization_independent_names_uncorrelated_as_weakest():
+    out = prove(E(X * Y), E(X) * E(Y), {"ind": [indep("ind", members=(X, Y))]})
+    assert out.status == "holds"
+    assert out.used == ["ind"]
+    assert "factorization" in out.rules
+    assert out.weakest.get("ind") == "uncorrelated(X, Y)"
+
+
+def test_factorization_higher_degree_needs_full_independence():
+    out = prove(E(X ** 2 * Y), E(X ** 2) * E(Y), {"ind": [indep("ind", members=(X, Y))]})
+    assert out.status == "holds"
+    assert out.used == ["ind"]
+    assert "ind" not in out.weakest  # full independence, not uncorrelatedness
+
+
+def test_factorization_without_fact_not_holds():
+    out = prove(E(X * Y), E(X) * E(Y))
+    assert out.status == "unknown"
+
+
+def test_factorization_free_indices_may_coincide():
+    # i = j is a case: E[q_i^2] != E[q_i]^2 in general
+    out = prove(E(q[i] * q[j]), E(q[i]) * E(q[j]), {"ind": [indep("ind", families=("q",))]})
+    assert out.status != "holds"
+
+
+def test_factorization_distinct_literal_indices():
+    out = prove(E(q[1] * q[2]), E(q[1]) * E(q[2]), {"ind": [indep("ind", families=("q",))]})
+    assert out.status == "holds"
+    assert out.used == ["ind"]
+
+
+def test_factorization_pairwise_facts_do_not_give_triple():
+    facts = {"p1": [indep("p1", members=(X, Y))], "p2": [indep("p2", members=(Y, Z))]}
+    out = prove(E(X * Y * Z), E(X) * E(Y) * E(Z), facts)
+    assert out.status != "holds"
+
+
+def test_factorization_per_index_pair_fact():
+    f = {"ind": [indep("ind", members=(q[i], k[i]), free=(i,))]}
+    assert prove(E(q[i] * k[i]), E(q[i]) * E(k[i]), f).status == "holds"
+    # q_i independent of k_i says nothing about q_i and k_j
+    assert prove(E(q[i] * k[j]), E(q[i]) * E(k[j]), f).status != "holds"
+
+
+PAIRWISE = {"pw": [indep("pw", members=(q[i], q[j]), free=(i, j), distinct=((i, j),))]}
+
+
+def test_pairwise_fact_not_for_free_indices():
+    out = prove(E(q[i] * q[j]), E(q[i]) * E(q[j]), PAIRWISE)
+    assert out.status != "holds"
+
+
+def test_pairwise_fact_applies_off_diagonal_inside_sums():
+    # Σ_i Σ_j E[q_i q_j] - Σ_i E[q_i^2] = Σ_i Σ_j E[q_i] E[q_j] - Σ_i E[q_i]^2  (off-diagonal factorises)
+    lhs = S(lambda u: S(lambda v: E(q[u] * q[v]))) - S(lambda u: E(q[u] ** 2))
+    rhs = S(lambda u: S(lambda v: E(q[u]) * E(q[v]))) - S(lambda u: E(q[u]) ** 2)
+    out = prove(lhs, rhs, PAIRWISE)
+    assert out.status == "holds"
+    assert out.used == ["pw"]
+    # and without the fact it is not proved
+    assert prove(lhs, rhs).status != "holds"
+
+
+def test_pairwise_fact_not_on_the_diagonal():
+    lhs = S(lambda u: S(lambda v: E(q[u] * q[v])))
+    rhs = S(lambda u: S(lambda v: E(q[u]) * E(q[v])))
+    assert prove(lhs, rhs, PAIRWISE).status != "holds"
+
+
+# ---------------------------------------------------------------- uncorrelated
+UNC = {"u": [eq("u", Cov(X, Y), 0)]}
+
+
+def test_uncorrelated_gives_variance_of_sum():
+    out = prove(Var(X + Y), Var(X) + Var(Y), UNC)
+    assert out.status == "holds"
+    assert out.used == ["u"]
+
+
+def test_uncorrelated_does_not_factor_squares():
+    out = prove(E(X ** 2 * Y ** 2), E(X ** 2) * E(Y ** 2), UNC)
+    assert out.status == "unknown"
+
+
+# ---------------------------------------------------------------- sums
+def test_sum_of_constant():
+    out = prove(S(lambda m: c), n * c)
+    assert out.status == "holds"
+    assert "sums" in out.rules
+
+
+def test_product_of_sums_diagonal_and_off_diagonal():
+    # (Σ x_i)(Σ y_j) = Σ_i x_i y_i + (Σ_i Σ_j x_i y_j - Σ_i x_i y_i): split is exact
+    lhs = E(S(lambda u: q[u]) * S(lambda v: k[v]))
+    rhs = S(lambda u: S(lambda v: E(q[u] * k[v])))
+    assert prove(lhs, rhs).status == "holds"
+    f = {"ind": [indep("ind", families=("q", "k"))]}
+    rhs2 = S(lambda u: E(q[u])) * S(lambda v: E(k[v]))
+    out = prove(lhs, rhs2, f)
+    assert out.status == "holds" and out.used == ["ind"]
+
+
+def test_off_diagonal_count():
+    # with E[q_i] = mu: E[(Σ q_i)^2] = Σ E[q_i^2] + n (n - 1) mu^2 under independence
+    facts = {"m": [eq("m", E(q[i]), mu, free=(i,))], "ind": [indep("ind", families=("q",))]}
+    lhs = E(S(lambda u: q[u]) ** 2)
+    good = S(lambda u: E(q[u] ** 2)) + n * (n - 1) * mu ** 2
+    out = prove(lhs, good, facts)
+    assert out.status == "holds"
+    assert sorted(out.used) == ["ind", "m"]
+    bad = S(lambda u: E(q[u] ** 2)) + n ** 2 * mu ** 2
+    out2 = prove(lhs, bad, facts)
+    assert out2.status == "fails"
+    assert out2.witness
+
+
+def test_double_sum_of_means():
+    facts = {"m": [eq("m", E(q[i]), mu, free=(i,))]}
+    out = prove(S(lambda u: S(lambda v: E(q[u]) * E(q[v]))), n ** 2 * mu ** 2, facts)
+    assert out.status == "holds"
+    assert out.used == ["m"]
+
+
+def test_kronecker_sum_uses_range_of_i():
+    out = prove(S(lambda v: sp.KroneckerDelta(i, v)), sp.Integer(1))
+    assert out.status == "holds"
+    assert i in out.ranges
+
+
+def test_sum_is_not_n_times_first_term():
+    out = prove(S(lambda m: q[m]), n * q[1])
+    assert out.status != "holds"
+
+
+# ---------------------------------------------------------------- facts
+def test_quantified_fact_at_free_and_bound_indices():
+    facts = {"m": [eq("m", E(q[i]), mu, free=(i,))]}
+    assert prove(E(q[j]), mu, facts).status == "holds"
+    out = prove(S(lambda m: E(q[m])), n * mu, facts)
+    assert out.status == "holds"
+    assert out.used == ["m"]
+
+
+def test_fact_for_distinct_indices_not_on_diagonal():
+    facts = {"c": [eq("c", Cov(q[i], q[j]), 0, free=(i, j), distinct=((i, j),))]}
+    assert prove(Cov(q[i], q[i]), 0, facts).status != "holds"
+    assert prove(Cov(q[i], q[j]), 0, facts).status != "holds"  # i = j is possible
+    out = prove(Var(S(lambda m: q[m])), S(lambda m: Var(q[m])), facts)
+    assert out.status == "holds"
+    assert out.used == ["c"]
+
+
+def test_fact_not_applied_outside_index_range():
+    i4 = sp.Symbol("i", integer=True)
+    d4 = Decls(random_symbols=frozenset(), random_families=frozenset({"q"}),
+               index_ranges={i4: (1, 4)}, family_ranges={"q": (1, 5)})
+    facts = {"c": [eq("c", E(q[i4]), 0, free=(i4,))]}
+    assert prove(E(q[3]), 0, facts, decls=d4).status == "holds"
+    assert prove(E(q[5]), 0, facts, decls=d4).status == "unknown"
+
+
+# ---------------------------------------------------------------- algebra
+def test_algebra_positive_sqrt():
+    assert prove(sp.sqrt(dpos) ** 2, dpos).status == "holds"
+    assert prove(sp.sqrt(dpos ** 2), dpos).status == "holds"
+    lhs = (q[1] / dpos ** sp.Rational(1, 4)) * (k[1] / dpos ** sp.Rational(1, 4))
+    assert prove(lhs, q[1] * k[1] / sp.sqrt(dpos)).status == "holds"
+
+
+def test_algebra_sqrt_of_square_of_real():
+    out = prove(sp.sqrt(x ** 2), x)
+    assert out.status == "fails"
+    assert out.witness and "x = -" in out.witness
+
+
+# ---------------------------------------------------------------- var_dot
+QK = {
+    "indep": [indep("indep", families=("q", "k"))],
+    "mean0": [eq("mean0", E(q[i]), 0, free=(i,)), eq("mean0", E(k[i]), 0, free=(i,))],
+    "var1": [eq("var1", Var(q[i]), 1, free=(i,)), eq("var1", Var(k[i]), 1, free=(i,))],
+}
+DK = Decls(random_families=frozenset({"q", "k"}), index_ranges={i: (1, d_k), j: (1, d_k)},
+           family_ranges={"q": (1, d_k), "k": (1, d_k)})
+
+
+def _dot():
+    return S(lambda m: q[m] * k[m], hi=d_k)
+
+
+def test_var_dot_holds():
+    out = prove(Var(_dot()), d_k, QK, decls=DK)
+    assert out.status == "holds"
+    assert sorted(out.used) == ["indep", "mean0", "var1"]
+
+
+def test_var_dot_sqrt_fails_with_witness():
+    out = prove(Var(_dot()), sp.sqrt(d_k), QK, decls=DK)
+    assert out.status == "fails"
+    assert out.witness and "d_k" in out.witness
+    assert "d_k = 1" not in out.witness  # true at d_k = 1: not a witness
+
+
+def test_var_dot_without_independence_not_holds():
+    facts = {kk: v for kk, v in QK.items() if kk != "indep"}
+    out = prove(Var(_dot()), d_k, facts, decls=DK)
+    assert out.status == "unknown"
+
+
+# ---------------------------------------------------------------- attribution
+def test_attribution_redundant_facts_gives_sufficient_set():
+    facts = {"a": [indep("a", members=(X, Y))], "b": [eq("b", Cov(X, Y), 0)]}
+    out = prove(E(X * Y), E(X) * E(Y), facts)
+    assert out.status == "holds"
+    assert len(out.used) == 1
+    again = prove(E(X * Y), E(X) * E(Y), facts, cands=out.used)
+    assert again.status == "holds"
+    assert again.used == out.used
+
+
+def test_attribution_drops_unneeded():
+    facts = {"m": [eq("m", E(X), 0)], "junk": [eq("junk", E(Y), 3)]}
+    out = prove(E(2 * X), 0, facts)
+    assert out.status == "holds"
+    assert out.used == ["m"]
+
+
+def test_attribution_too_little():
+    facts = {"m": [eq("m", E(X), 0)], "ind": [indep("ind", members=(X, Y))]}
+    assert prove(E(X * Y), 0, facts, cands=["m"]).status == "unknown"
+    out = prove(E(X * Y), 0, facts)
+    assert out.status == "holds" and sorted(out.used) == ["ind", "m"]
+
+
+def test_attribution_weakest_inside_sum_is_readable():
+    facts = {"ind": [indep("ind", families=("q",))], "unit": [eq("unit", Var(q[i]), 1, free=(i,))]}
+    out = prove(Var(S(lambda m: q[m])), n, facts)
+    assert out.status == "holds"
+    w = out.weakest.get("ind", "")
+    assert "__" not in w
+    inside = w[w.find("(") + 1:w.find(")")].split(", ")
+    assert len(set(inside)) == len(inside)
+
+
+# ---------------------------------------------------------------- consistency
+def test_inconsistent_equations_detected_and_nothing_holds():
+    facts = {"one": [eq("one", Var(X), 1)], "two": [eq("two", Var(X), 2)]}
+    assert sorted(check_consistency(DECLS, facts)) == ["one", "two"]
+    out = prove(E(X), 42, facts)
+    assert out.status != "holds"
+
+
+def test_negative_variance_detected():
+    facts = {"neg": [eq("neg", Var(X), -1)]}
+    assert check_consistency(DECLS, facts) == ["neg"]
+
+
+def test_consistent_facts_not_flagged():
+    facts = {"one": [eq("one", Var(X), 1)], "m": [eq("m", E(X), 0)]}
+    assert check_consistency(DECLS, facts) is None
+
+
+def test_negative_symbolic_variance_detected():
+    facts = {"neg": [eq("neg", Var(X), -dpos)]}
+    assert check_consistency(DECLS, facts) == ["neg"]
+
+
+# ---------------------------------------------------------------- three outcomes
+def test_constant_residual_fails():
+    out = prove(E(X) + 1, E(X))
+    assert out.status == "fails"
+    assert out.residual == 1
+
+
+def test_moment_residual_is_unknown():
+    out = prove(E(X), E(Y))
+    assert out.status == "unknown"
+    assert out.residual is not None and out.residual.has(E)
+
+
+# ---------------------------------------------------------------- limits
+def test_huge_power_unknown_quickly():
+    t0 = time.perf_counter()
+    out = prove(E((X + Y) ** 50), 0)
+    assert time.perf_counter() - t0 < 5
+    assert out.status == "unknown"
+
+
+def test_huge_power_reports_limit():
+    out = prove(E((X + Y) ** 50), 0)
+    assert out.status == "unknown"
+    assert out.message and "limit" in out.message
+
+
+def test_time_limit_respected_for_big_expansion():
+    W = sp.Symbol("W", real=True)
+    d = Decls(random_symbols=frozenset({X, Y, Z, W}))
+    t0 = time.perf_counter()
+    out = prove(E((X + Y + Z + W) ** 25), 0, decls=d, limits=Limits(seconds=0.2))
+    assert out.status == "unknown"
+    assert time.perf_counter() - t0 < 0.6
+
+
+def test_too_many_free_indices_is_unknown():
+    syms = sp.symbols("i1:8", integer=True)
+    d = Decls(random_families=frozenset({"q"}), index_ranges={s: (1, n) for s in syms})
+    out = prove(sum(E(q[s]) for s in syms), sum(E(q[s]) for s in syms) + 1, decls=d)
+    assert out.status == "unknown"
+    assert out.message and "free indices" in out.message
+
+
+def test_rejects_non_sympy_input():
+    with pytest.raises(TypeError):
+        LinkProver(DECLS, {}).prove("E[X]", 0, [])
