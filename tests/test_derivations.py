@@ -21,6 +21,15 @@ BAD = {
     "syntax.step": (2, None, None, "E-syntax", "unclosed `[`"),
     "typo.step": (2, "mean_q", "unknown", "E-unknown-name", "unknown name `qq_i`"),
     "wrong_step.step": (1, "var_sum", "fails", "E-fails", "this step does not hold"),
+    "jacobian_plus.step": (1, "jacobian", "fails", "E-fails", "this step does not hold"),
+    "max_half.step": (1, "diag_max", "fails", "E-fails", "this step does not hold"),
+    "softmax_scale.step": (1, "scale", "fails", "E-fails", "this step does not hold"),
+    "cap_no_sign.step": (1, "cap_bound", "fails", "E-fails", "this step does not hold"),
+    "sqrt8_rounding.step": (1, "sigma_8", "fails", "E-numeric-fails", "this numeric claim does not hold"),
+    "e24_mantissa.step": (1, "e24", "fails", "E-numeric-fails", "this numeric claim does not hold"),
+    "pm_one_p0.step": (1, "p_0", "fails", "E-numeric-fails", "this numeric claim does not hold"),
+    "pm_one_var.step": (1, "var_S", "fails", "E-numeric-fails", "this numeric claim does not hold"),
+    "table_cell.step": (1, "table_3[2,1]", "fails", "E-numeric-fails", "table cell row 2, column 1 does not hold"),
 }
 
 

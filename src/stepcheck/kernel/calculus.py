@@ -295,8 +295,27 @@ def sign_proof(g, strict: bool, domain=symbol_domain) -> tuple[bool, set]:
 
 # ---------------------------------------------------------------- limits, extrema
 
-def take_limit(f, x, a, opaque_sign=None):
-    """sympy.limit with x-free opaque atoms replaced by constants of known sign."""
+_LIMITS: dict = {}
+_EXTREMA: dict = {}
+
+
+def take_limit(f, x, a):
+    """sympy.limit with x-free opaque atoms replaced by constants of known sign (cached)."""
+    key = (f, x, a)
+    if key not in _LIMITS:
+        if len(_LIMITS) > 2048:
+            _LIMITS.clear()
+        try:
+            _LIMITS[key] = ("ok", _take_limit(f, x, a))
+        except KernelLimit as e:
+            _LIMITS[key] = ("limit", str(e))
+    tag, val = _LIMITS[key]
+    if tag == "limit":
+        raise KernelLimit(val)
+    return val
+
+
+def _take_limit(f, x, a):
     reps = {}
     for atom in f.atoms(DSum, E, sympy.Sum):
         if x in atom.free_symbols:
@@ -324,7 +343,22 @@ def take_limit(f, x, a, opaque_sign=None):
 
 
 def extremum(f, x, a, b, kind: str):
-    """max / min / argmax / argmin of f over x in [a, b] (exact), or KernelLimit."""
+    """max / min / argmax / argmin of f over x in [a, b] (exact, cached), or KernelLimit."""
+    key = (f, x, a, b, kind)
+    if key not in _EXTREMA:
+        if len(_EXTREMA) > 2048:
+            _EXTREMA.clear()
+        try:
+            _EXTREMA[key] = ("ok", _extremum(f, x, a, b, kind))
+        except KernelLimit as e:
+            _EXTREMA[key] = ("limit", str(e))
+    tag, val = _EXTREMA[key]
+    if tag == "limit":
+        raise KernelLimit(val)
+    return val
+
+
+def _extremum(f, x, a, b, kind: str):
     if not (a.is_number and b.is_number) or sympy.Gt(a, b) == sympy.true:
         raise KernelLimit("extrema need an interval with numeric ends a <= b")
     others = f.free_symbols - {x}

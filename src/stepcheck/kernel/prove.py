@@ -193,17 +193,21 @@ class LinkProver:
         free = free_indices([lhs, rhs], self.decls)
         ranges = list(free)
         try:
-            full = self.attempt(lhs, rhs, candidates, ranges, deadline, rel)
+            bare = self.attempt(lhs, rhs, [], ranges, deadline, rel) if candidates else None
+            if bare is not None and bare.holds:
+                full, used = bare, []  # holds from nothing: no fact is needed
+            else:
+                full = self.attempt(lhs, rhs, candidates, ranges, deadline, rel)
+                used = list(candidates)
         except Inconsistent:
             return Outcome("unknown", message="the assumptions in scope contradict each other; nothing is proved from them")
         except KernelLimit as e:
             return Outcome("unknown", message=str(e))
         if not full.holds:
             return self.judge_failure(lhs, rhs, candidates, full, deadline, rel)
-        used = list(candidates)
         used_ranges = list(ranges)
         try:
-            for lab in candidates:
+            for lab in (candidates if used else []):
                 trial = [x for x in used if x != lab]
                 if self.attempt(lhs, rhs, trial, used_ranges, deadline, rel).holds:
                     used = trial
@@ -214,7 +218,7 @@ class LinkProver:
             final = self.attempt(lhs, rhs, used, used_ranges, deadline, rel)
         except (KernelLimit, Inconsistent):
             # the full proof stands; attribution could not be minimised in time
-            return Outcome("holds", used=list(candidates), ranges=ranges, rules=sorted(full.trace.rules),
+            return Outcome("holds", used=list(used), ranges=ranges, rules=sorted(full.trace.rules),
                            message="attribution not minimised (limit reached): all candidates listed")
         assert final.holds
         weakest = {}
