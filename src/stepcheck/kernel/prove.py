@@ -175,7 +175,8 @@ class LinkProver:
                     if any(nz.distinct(asg[a], asg[b], bounds) is not True for (a, b) in f.distinct
                            if a in asg and b in asg):
                         continue
-                    key = (id(f), tuple(combo), tuple(bounds), nz.free, nz.range_ok, tuple(id(x) for x in nz.indep))
+                    # keyed on the fact objects themselves (kept alive by the cache), never on id()
+                    key = (f, tuple(combo), tuple(bounds), nz.free, nz.range_ok, tuple(nz.indep))
                     got = self._inst_cache.get(key)
                     if got is None:
                         got = nz.expr(base.xreplace(asg) if asg else base)
@@ -225,9 +226,44 @@ class LinkProver:
         for lab, forms in final.trace.indep.items():
             if lab in used and forms and "" not in forms:
                 weakest[lab] = ", ".join(sorted(forms))
+        for lab in used:
+            if lab not in weakest:
+                w = self._weaker_uncorrelated(lhs, rhs, lab, used, used_ranges, deadline, rel)
+                if w:
+                    weakest[lab] = w
         return Outcome("holds", used=used, weakest=weakest,
                        ranges=[r for r in used_ranges if r in final.trace.ranges],
                        rules=sorted(final.trace.rules), signs=sorted(final.trace.signs, key=str))
+
+    def _weaker_uncorrelated(self, lhs, rhs, lab, used, ranges, deadline, rel) -> str | None:
+        """Does `Cov(q_i k_i, q_j k_j) = 0 for i != j` suffice where `independent(q, k)` was used?"""
+        facts = self.facts.get(lab, [])
+        if len(facts) != 1 or not isinstance(facts[0], IndepFact) or facts[0].members or len(facts[0].families) < 1:
+            return None
+        fams = facts[0].families
+        rngs = {self.decls.family_ranges.get(f) for f in fams}
+        if len(rngs) != 1 or None in rngs:
+            return None
+        lo, hi = rngs.pop()
+        i, j = Symbol("_wi", integer=True), Symbol("_wj", integer=True)
+        added = {i: (lo, hi), j: (lo, hi)}
+        gi = sympy.Mul(*[sympy.IndexedBase(f, real=True)[i] for f in fams])
+        gj = gi.xreplace({i: j})
+        wlab = f"{lab} (weakened)"
+        self.facts[wlab] = [EqFact(wlab, Cov(gi, gj), Integer(0), free=(i, j), distinct=((i, j),))]
+        self.decls.index_ranges.update(added)
+        try:
+            ok = self.attempt(lhs, rhs, [x for x in used if x != lab] + [wlab], ranges, deadline, rel).holds
+        except (KernelLimit, Inconsistent):
+            ok = False
+        finally:
+            del self.facts[wlab]
+            for k in added:
+                self.decls.index_ranges.pop(k, None)
+        if not ok:
+            return None
+        prod = lambda x: " ".join(f"{f}_{x}" for f in fams)
+        return f"Cov({prod('i')}, {prod('j')}) = 0 for i ≠ j"
 
     def judge_failure(self, lhs, rhs, candidates, full: Attempt, deadline, rel: str = "=") -> Outcome:
         res = full.residual
