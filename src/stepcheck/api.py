@@ -1,0 +1,829 @@
+"""The Python API: check maths claims and ``.step`` files from ordinary code and tests.
+
+::
+
+    from stepcheck import check, verify_file, verify_text, assert_holds
+
+    r = check("Var(X / sqrt(d)) = Var(X) / d", given="random X; let d: positive real")
+    assert r.holds
+    assert r.uses == set()            # no assumption needed
+
+Functions
+---------
+``check(claim, given="", *, strict=False, timeout=5.0) -> ClaimResult``
+    Checks one claim (a chain ``A = B`` or ``A = B = C``, optionally ending in
+    ``by label, ...``) under the declarations and assumptions in ``given``
+    (``.step`` statements separated by ``;`` or newlines).
+``verify_text(text, file="<string>", *, strict=False, timeout=5.0) -> Report``
+``verify_file(path, *, strict=False, timeout=5.0) -> Report``
+    Check a whole ``.step`` text or file.
+``assert_holds(claim_or_result, given="", *, strict=False, timeout=5.0)``
+    Raises :class:`AssertionError` whose message is the rendered diagnostic
+    when the claim (a string, a :class:`ClaimResult` or a :class:`Report`) is
+    not verified; returns the result otherwise.
+
+Results
+-------
+:class:`ClaimResult` (one step), :class:`Link` (one link of a chain),
+:class:`Report` (a file) and :class:`Assumption` (a label with its kind).
+
+``uses`` is a ``frozenset`` of :class:`Assumption`; an ``Assumption`` *is* its
+label (a ``str`` subclass) carrying ``kind``, ``implicit``, ``weakest``,
+``detail`` and ``facts`` attributes, so ``r.uses == {"indep"}`` and
+``"indep" in r.uses`` work, and ``r.uses_detail`` gives the same objects in
+order of first use.
+
+``holds`` is the mathematical verdict (``status == "holds"``); ``ok`` is
+whether the step passes the check: it also requires that the step carries no
+error diagnostic (under ``strict=True`` an unneeded citation is an error).
+``bool(result)`` is ``result.ok``.
+
+Exceptions
+----------
+:class:`StepcheckError` is the base of all of them.
+
+* :class:`ParseError`: the input text is not valid ``.step`` (syntax error,
+  unknown name, ...).  ``.diagnostic`` is the first error, ``.diagnostics``
+  all of them, ``.text`` the rendered (rustc-style) text, ``.report`` the
+  partial :class:`Report` when one exists.
+* :class:`ClaimError` (a :class:`ParseError`): the claim of :func:`check` is
+  empty, is not a relation, or does not parse.
+* :class:`ReadError`: :func:`verify_file` could not read the file (missing,
+  a directory, too large, not UTF-8).
+
+The API never prints.  Importing this module is cheap: sympy is loaded when
+something is checked or typeset.
+"""
+from __future__ import annotations
+
+import html
+import os
+import re
+from dataclasses import dataclass, field
+
+from .errors import Diagnostic, Span
+from .results import FAILS, HOLDS, UNKNOWN
+
+__all__ = [
+    "check",
+    "verify_text",
+    "verify_file",
+    "assert_holds",
+    "ClaimResult",
+    "Link",
+    "Report",
+    "Assumption",
+    "StepcheckError",
+    "ParseError",
+    "ClaimError",
+    "ReadError",
+]
+
+CLAIM_FILE = "<claim>"
+
+# ------------------------------------------------------------------ exceptions
+
+
+class StepcheckError(Exception):
+    """Base class of the exceptions raised by the stepcheck API."""
+
+
+class ParseError(StepcheckError, ValueError):
+    """The input is not valid ``.step`` text.
+
+    Attributes: ``diagnostic`` (the first error :class:`~stepcheck.errors.Diagnostic`),
+    ``diagnostics`` (every error), ``text`` (the rendered diagnostics, with the
+    source line and carets) and ``report`` (the partial :class:`Report`, or None).
+    """
+
+    def __init__(self, diagnostics: list[Diagnostic], text: str, report: "Report | None" = None):
+        super().__init__(text)
+        self.diagnostics = list(diagnostics)
+        self.diagnostic = self.diagnostics[0] if self.diagnostics else None
+        self.text = text
+        self.report = report
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class ClaimError(ParseError):
+    """The claim given to :func:`check` is empty, not a relation, or does not parse."""
+
+
+class ReadError(StepcheckError, OSError):
+    """A file given to :func:`verify_file` could not be read."""
+
+    def __init__(self, diagnostic: Diagnostic, text: str):
+        super().__init__(text)
+        self.diagnostic = diagnostic
+        self.diagnostics = [diagnostic]
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+# ------------------------------------------------------------------ assumption
+
+
+class Assumption(str):
+    """An assumption label (it compares, hashes and prints as the label) with its kind.
+
+    Attributes: ``label``, ``kind`` (e.g. ``"independence"``, ``"zero mean"``,
+    ``"step"`` for a cited step, ``"range"``), ``implicit`` (a side condition
+    the user did not state), ``weakest`` (a weaker fact that would suffice),
+    ``detail`` and ``facts`` (the facts as written, for a file's assumptions).
+    Immutable.
+    """
+
+    kind: str
+    implicit: bool
+    weakest: str | None
+    detail: str | None
+    facts: tuple[str, ...]
+
+    def __new__(cls, label: str, kind: str = "", *, implicit: bool = False, weakest: str | None = None,
+                detail: str | None = None, facts=()):
+        self = super().__new__(cls, label)
+        d = self.__dict__
+        d["kind"] = kind
+        d["implicit"] = implicit
+        d["weakest"] = weakest
+        d["detail"] = detail
+        d["facts"] = tuple(facts)
+        return self
+
+    @property
+    def label(self) -> str:
+        return str.__str__(self)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("Assumption is immutable")
+
+    def __delattr__(self, name):
+        raise AttributeError("Assumption is immutable")
+
+    def __reduce__(self):
+        return (_make_assumption, (self.label, self.kind, self.implicit, self.weakest, self.detail, self.facts))
+
+    def __repr__(self) -> str:
+        extra = f", implicit=True" if self.implicit else ""
+        return f"Assumption({self.label!r}, {self.kind!r}{extra})"
+
+    def describe(self) -> str:
+        """``indep (independence; weakest: uncorrelated(q_i, k_i))``"""
+        inner = ["implicit"] if self.implicit else ([self.kind] if self.kind else [])
+        if self.weakest:
+            inner.append(f"weakest: {self.weakest}")
+        return f"{self.label} ({'; '.join(inner)})" if inner else self.label
+
+
+def _make_assumption(label, kind, implicit, weakest, detail, facts):
+    return Assumption(label, kind, implicit=implicit, weakest=weakest, detail=detail, facts=facts)
+
+
+def _assumption_of_use(u) -> Assumption:
+    return Assumption(u.label, "range" if u.implicit and not u.kind else u.kind, implicit=u.implicit,
+                      weakest=u.weakest, detail=u.detail)
+
+
+# ------------------------------------------------------------------ LaTeX
+
+_REL_LATEX = {"=": "=", "<": "<", "<=": r"\le", ">": ">", ">=": r"\ge", "!=": r"\ne", "≈": r"\approx",
+              "≤": r"\le", "≥": r"\ge", "≠": r"\ne"}
+_REL_TEXT = {"<=": "≤", ">=": "≥", "!=": "≠"}
+
+_printer = None
+
+
+def _latex_printer():
+    global _printer
+    if _printer is None:
+        from sympy.printing.latex import LatexPrinter
+
+        class StepLatexPrinter(LatexPrinter):
+            """LaTeX for kernel expressions: E, Var, Cov, SD, canonical sums."""
+
+            printmethod = "_stepcheck_latex"
+
+            def _print_E(self, e):
+                return r"\mathbb{E}\left[%s\right]" % self._print(e.args[0])
+
+            def _print_Var(self, e):
+                return r"\operatorname{Var}\left(%s\right)" % self._print(e.args[0])
+
+            def _print_SD(self, e):
+                return r"\operatorname{SD}\left(%s\right)" % self._print(e.args[0])
+
+            def _print_Cov(self, e):
+                return r"\operatorname{Cov}\left(%s, %s\right)" % (self._print(e.args[0]), self._print(e.args[1]))
+
+            def _print_Symbol(self, s, style="plain"):
+                if s.name.startswith("_b") and s.name[2:].isdigit():
+                    return "b_{%s}" % s.name[2:]
+                return super()._print_Symbol(s, style=style)
+
+            def _print_Indexed(self, e):
+                base = self._print(e.base.label)
+                return "%s_{%s}" % (base, ",".join(self._print(i) for i in e.indices))
+
+            def _print_DSum(self, e):
+                summand, bounds, excl = e.args
+                names = [self._print(b[0]) for b in bounds]
+                parts = []
+                for k, b in enumerate(bounds):
+                    conds = [f"{names[k]}={self._print(b[1])}"]
+                    others = names[:k] + [self._print(x) for x in excl]
+                    if others:
+                        conds.append(names[k] + r" \notin \{" + ", ".join(others) + r"\}" if len(others) > 1
+                                     else f"{names[k]} \\ne {others[0]}")
+                    sub = conds[0] if len(conds) == 1 else r"\substack{" + r" \\ ".join(conds) + "}"
+                    parts.append(r"\sum_{%s}^{%s}" % (sub, self._print(b[2])))
+                return " ".join(parts) + " " + self.parenthesize(summand, 50)
+
+        _printer = StepLatexPrinter({"order": "none"})
+    return _printer
+
+
+def to_latex(expr) -> str:
+    """LaTeX for a kernel (sympy) expression, with E/Var/Cov/SD/DSum typeset."""
+    return _latex_printer().doprint(expr)
+
+
+def _tex_text(src: str) -> str:
+    """Source text inside LaTeX (the fallback when an expression did not elaborate)."""
+    esc = src.replace("\\", r"\backslash ").replace("{", r"\{").replace("}", r"\}")
+    for ch in "_^&%$#":
+        esc = esc.replace(ch, "\\" + ch)
+    return r"\texttt{%s}" % esc
+
+
+def _side_latex(expr, src: str) -> str:
+    if expr is not None:
+        try:
+            return to_latex(expr)
+        except Exception:  # typesetting must never break a result
+            pass
+    return _tex_text(src)
+
+
+# ------------------------------------------------------------------ rendering helpers
+
+_MARK = {HOLDS: "✓", FAILS: "✗", UNKNOWN: "?"}
+_COLOR = {HOLDS: "#1a7f37", FAILS: "#cf222e", UNKNOWN: "#9a6700"}
+_BADGE_COLOR = {
+    "independence": "#0969da",
+    "uncorrelated": "#54aeff",
+    "zero mean": "#8250df",
+    "unit variance": "#bf3989",
+    "variance": "#d1242f",
+    "distribution": "#1a7f37",
+    "range": "#6e7781",
+    "sign": "#bc4c00",
+    "equation": "#57606a",
+    "inequality": "#953800",
+    "definition": "#116329",
+    "step": "#0550ae",
+}
+
+
+def _slug(kind: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", (kind or "other").lower()).strip("-") or "other"
+
+
+def _badge_html(a: Assumption) -> str:
+    kind = "implicit" if a.implicit else (a.kind or "other")
+    color = _BADGE_COLOR.get(a.kind, "#6e7781")
+    title = a.describe() + (f" — {a.detail}" if a.detail else "")
+    return (f'<span class="stepcheck-badge stepcheck-kind-{_slug(kind)}" title="{html.escape(title)}" '
+            f'style="display:inline-block;padding:0 .45em;margin:0 .15em;border-radius:.8em;'
+            f'font-size:85%;color:#fff;background:{color}">{html.escape(a.label)}'
+            f'<span style="opacity:.75"> · {html.escape(kind)}</span></span>')
+
+
+def _sources_for(rep) -> dict:
+    sources = {rep.path: rep.text or ""}
+    for d in _all_diagnostics(rep):
+        if d.span is not None and rep.text is not None:
+            sources.setdefault(d.span.file, rep.text)
+    return sources
+
+
+def _all_diagnostics(rep):
+    out = list(rep.diagnostics)
+    for s in rep.steps:
+        for lk in s.links:
+            out.extend(lk.diagnostics)
+    return out
+
+
+def _in_step(span: Span | None, step) -> bool:
+    if span is None or step.span is None:
+        return False
+    last = max([step.span.end_line] + [lk.span.end_line for lk in step.links if lk.span is not None])
+    return step.span.line <= span.line <= last
+
+
+def step_diagnostics(rep, step) -> list[Diagnostic]:
+    """The file-level diagnostics located inside ``step`` (e.g. an unknown name in it)."""
+    return [d for d in rep.diagnostics if _in_step(d.span, step)]
+
+
+def step_errors(rep, step) -> list[Diagnostic]:
+    """Every error diagnostic that belongs to ``step`` (its links' and the file-level ones inside it)."""
+    errs = [d for d in step_diagnostics(rep, step) if d.severity == "error"]
+    for lk in step.links:
+        errs.extend(d for d in lk.diagnostics if d.severity == "error")
+    return errs
+
+
+def render_step(rep, step, *, why: bool = False, color: bool = False, ascii_only: bool = False) -> str:
+    """The terminal text of one step (the same block as ``verify`` prints),
+    preceded by the file-level diagnostics that point inside the step."""
+    from .report import _Painter, _render_step
+
+    p = _Painter(color, ascii_only=ascii_only)
+    sources = _sources_for(rep)
+    lines = []
+    for d in step_diagnostics(rep, step):
+        lines.extend(d.render(sources, color=color).splitlines())
+        lines.append("")
+    lines.extend(_render_step(step, p, sources, why=why, quiet=False))
+    return "\n".join(lines)
+
+
+def render_diagnostics(diags, sources: dict, *, color: bool = False) -> str:
+    return "\n\n".join(d.render(sources, color=color) for d in diags)
+
+
+# ------------------------------------------------------------------ results
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link ``lhs REL rhs`` of a chain."""
+
+    index: int
+    rel: str
+    lhs: str
+    rhs: str
+    status: str
+    rules: tuple[str, ...]
+    uses: frozenset
+    uses_detail: tuple[Assumption, ...]
+    cited: tuple[str, ...]
+    missing: tuple[str, ...]
+    unneeded: tuple[str, ...]
+    residual: str | None
+    counterexample: str | None
+    message: str | None
+    diagnostics: tuple[Diagnostic, ...]
+    line: int | None
+    col: int | None
+    raw: object = field(repr=False, compare=False)
+
+    @property
+    def holds(self) -> bool:
+        return self.status == HOLDS
+
+    @property
+    def latex(self) -> str:
+        """``lhs REL rhs`` in LaTeX (source text when a side did not elaborate)."""
+        return (f"{_side_latex(self.raw.lhs_expr, self.lhs)} {_REL_LATEX.get(self.rel, self.rel)} "
+                f"{_side_latex(self.raw.rhs_expr, self.rhs)}")
+
+    @classmethod
+    def _from(cls, lr) -> "Link":
+        detail = tuple(dict.fromkeys(_assumption_of_use(u) for u in lr.uses))
+        return cls(
+            index=lr.index, rel=lr.rel, lhs=lr.lhs, rhs=lr.rhs, status=lr.status,
+            rules=tuple(lr.rules), uses=frozenset(detail), uses_detail=detail,
+            cited=tuple(lr.cited), missing=tuple(lr.missing), unneeded=tuple(lr.unneeded),
+            residual=lr.residual, counterexample=lr.counterexample, message=lr.message,
+            diagnostics=tuple(lr.diagnostics), line=lr.span.line if lr.span else None,
+            col=lr.span.col if lr.span else None, raw=lr,
+        )
+
+
+@dataclass(frozen=True)
+class ClaimResult:
+    """The result of one step (a claim given to :func:`check`, or a step of a file).
+
+    Fields: ``name``, ``kind`` (``"step"`` or ``"refute"``), ``statement``
+    (``first REL last`` as text), ``status`` (``"holds"``, ``"fails"`` or
+    ``"unknown"``), ``links`` (tuple of :class:`Link`), ``diagnostics``
+    (every diagnostic about this step), ``rests_on`` (assumption labels the
+    step rests on, transitively through cited steps), ``line``, ``file``.
+    Properties: ``holds``, ``ok``, ``uses``, ``uses_detail``, ``rules``,
+    ``counterexample``, ``residual``, ``message``, ``text`` (the terminal text).
+    """
+
+    name: str
+    kind: str
+    statement: str
+    status: str
+    links: tuple[Link, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    rests_on: tuple[str, ...]
+    line: int | None
+    file: str
+    raw: object = field(repr=False, compare=False)
+    report: object = field(repr=False, compare=False)  # the FileReport it comes from
+
+    @classmethod
+    def _from(cls, rep, step) -> "ClaimResult":
+        links = tuple(Link._from(lr) for lr in step.links)
+        diags = tuple(step_diagnostics(rep, step)) + tuple(d for lk in links for d in lk.diagnostics)
+        return cls(
+            name=step.name, kind=step.kind, statement=step.statement, status=step.status, links=links,
+            diagnostics=diags, rests_on=tuple(step.rests_on), line=step.span.line if step.span else None,
+            file=rep.path, raw=step, report=rep,
+        )
+
+    # ---- verdicts
+    @property
+    def holds(self) -> bool:
+        """The mathematical verdict: every link holds."""
+        return self.status == HOLDS
+
+    @property
+    def ok(self) -> bool:
+        """Passes the check: holds and carries no error (strict mode makes unneeded citations errors)."""
+        return self.holds and not self.errors
+
+    @property
+    def errors(self) -> tuple[Diagnostic, ...]:
+        return tuple(d for d in self.diagnostics if d.severity == "error")
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    # ---- what it used
+    @property
+    def uses_detail(self) -> tuple[Assumption, ...]:
+        """Every assumption (or cited step, or implicit condition) used, in order of first use."""
+        return tuple(dict.fromkeys(a for lk in self.links for a in lk.uses_detail))
+
+    @property
+    def uses(self) -> frozenset:
+        """The set of assumptions used; each compares equal to its label string."""
+        return frozenset(self.uses_detail)
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The kernel rules used by the links, in order of first use."""
+        return tuple(dict.fromkeys(r for lk in self.links for r in lk.rules))
+
+    @property
+    def counterexample(self) -> str | None:
+        return next((lk.counterexample for lk in self.links if lk.counterexample), None)
+
+    @property
+    def residual(self) -> str | None:
+        return next((lk.residual for lk in self.links if lk.residual), None)
+
+    @property
+    def message(self) -> str | None:
+        return next((lk.message for lk in self.links if lk.message and lk.status != HOLDS), None)
+
+    # ---- text
+    def explain(self, *, why: bool = False) -> str:
+        """The terminal text of this step: its links, rules, uses and diagnostics."""
+        return render_step(self.report, self.raw, why=why)
+
+    @property
+    def text(self) -> str:
+        return self.explain()
+
+    @property
+    def latex(self) -> str:
+        """The statement ``first REL last`` in LaTeX."""
+        if not self.links:
+            return _tex_text(self.statement)
+        first, last = self.links[0], self.links[-1]
+        rel = self.raw.rel
+        return (f"{_side_latex(first.raw.lhs_expr, first.lhs)} {_REL_LATEX.get(rel, rel)} "
+                f"{_side_latex(last.raw.rhs_expr, last.rhs)}")
+
+    # ---- notebook display
+    def _uses_md(self, lk: Link) -> str:
+        if lk.uses_detail:
+            return ", ".join(f"`{a.label}` ({'implicit' if a.implicit else a.kind})" for a in lk.uses_detail)
+        return "nothing" if lk.holds else ""
+
+    def _repr_markdown_(self) -> str:
+        mark = _MARK.get(self.status, "?")
+        word = "refute" if self.kind == "refute" else "step"
+        out = [f"{mark} **{word} {self.name}** {self.status}: ${self.latex}$", ""]
+        for lk in self.links:
+            tail = []
+            if lk.rules:
+                tail.append("rules: " + ", ".join(lk.rules))
+            u = self._uses_md(lk)
+            if u:
+                tail.append("uses: " + u)
+            if len(self.links) == 1:  # the statement is the link: only its rules and uses
+                out.append("- " + "; ".join(tail) if tail else "")
+            else:
+                out.append(f"- {_MARK.get(lk.status, '?')} ${lk.latex}$" + (" — " + "; ".join(tail) if tail else ""))
+        cx = self.counterexample
+        if cx and "\n" in cx:
+            out += ["", "**counterexample:**", "```text", cx, "```"]
+        elif cx:
+            out += ["", f"**counterexample:** `{cx}`"]
+        if not self.ok:
+            out += ["", "```text", self.text, "```"]
+        return "\n".join(out) + "\n"
+
+    def _repr_html_(self) -> str:
+        st = self.status
+        mark = _MARK.get(st, "?")
+        word = "refute" if self.kind == "refute" else "step"
+        out = [f'<div class="stepcheck stepcheck-step stepcheck-{st}">',
+               f'<div><span class="stepcheck-mark" style="color:{_COLOR.get(st, "#000")};font-weight:bold">{mark}</span> '
+               f'<b>{word} {html.escape(self.name)}</b> <span class="stepcheck-status">{st}</span>: '
+               f'\\({html.escape(self.latex)}\\)</div>',
+               '<ul class="stepcheck-links" style="list-style:none;margin:.2em 0 .2em 1em;padding:0">']
+        for lk in self.links:
+            parts = [f'<span class="stepcheck-mark" style="color:{_COLOR.get(lk.status, "#000")}">'
+                     f'{_MARK.get(lk.status, "?")}</span> \\({html.escape(lk.latex)}\\)']
+            if lk.rules:
+                parts.append(f'<span class="stepcheck-rules" style="opacity:.7">rules: {html.escape(", ".join(lk.rules))}</span>')
+            if lk.uses_detail:
+                parts.append('<span class="stepcheck-uses">uses: ' + "".join(_badge_html(a) for a in lk.uses_detail) + "</span>")
+            elif lk.holds:
+                parts.append('<span class="stepcheck-uses" style="opacity:.7">uses: nothing</span>')
+            out.append("<li>" + " &nbsp; ".join(parts) + "</li>")
+        out.append("</ul>")
+        if self.counterexample:
+            out.append(f'<div class="stepcheck-counterexample">counterexample: '
+                       f'<code style="white-space:pre-wrap">{html.escape(self.counterexample)}</code></div>')
+        if not self.ok:
+            out.append(f'<pre class="stepcheck-diagnostic">{html.escape(self.text)}</pre>')
+        out.append("</div>")
+        return "\n".join(out)
+
+
+@dataclass(frozen=True)
+class Report:
+    """The result of a whole ``.step`` file.
+
+    Fields: ``path``, ``name``, ``title``, ``source``, ``assumptions`` (tuple
+    of :class:`Assumption` with ``facts``), ``steps`` (tuple of
+    :class:`ClaimResult`), ``diagnostics`` (file-level errors and warnings),
+    ``fatal`` (the file could not be read or parsed), ``seconds``.
+    Properties: ``ok``, ``status``, ``counts``, ``failures``, ``text``.
+    ``report["var_sum"]`` gives a step by name; iterating gives the steps.
+    """
+
+    path: str
+    name: str | None
+    title: str | None
+    source: str | None
+    assumptions: tuple[Assumption, ...]
+    steps: tuple[ClaimResult, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    fatal: bool
+    seconds: float
+    raw: object = field(repr=False, compare=False)
+
+    @classmethod
+    def _from(cls, rep) -> "Report":
+        return cls(
+            path=rep.path, name=rep.name, title=rep.title, source=rep.source,
+            assumptions=tuple(Assumption(a.label, a.kind, facts=a.facts) for a in rep.assumptions),
+            steps=tuple(ClaimResult._from(rep, s) for s in rep.steps),
+            diagnostics=tuple(rep.diagnostics), fatal=rep.fatal, seconds=rep.seconds, raw=rep,
+        )
+
+    @property
+    def ok(self) -> bool:
+        """Every step passes and the file has no error."""
+        return not self.fatal and not any(d.severity == "error" for d in self.diagnostics) and all(
+            s.ok for s in self.steps)
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    @property
+    def status(self) -> str:
+        """``"holds"``, ``"fails"``, ``"unknown"`` or ``"error"`` (not read or parsed)."""
+        from .report import file_status
+
+        st = file_status(self.raw)
+        if st == HOLDS and not self.ok:
+            return FAILS
+        return st
+
+    @property
+    def counts(self) -> dict[str, int]:
+        """Number of links that hold, fail, are unknown."""
+        return dict(self.raw.counts())
+
+    @property
+    def failures(self) -> tuple[ClaimResult, ...]:
+        return tuple(s for s in self.steps if not s.ok)
+
+    def __getitem__(self, name: str) -> ClaimResult:
+        for s in self.steps:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def __iter__(self):
+        return iter(self.steps)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def render(self, *, why: bool = False, quiet: bool = False) -> str:
+        """The terminal report (as ``verify`` prints it, without colour)."""
+        from .report import render_text
+
+        return render_text([self.raw], color=False, why=why, quiet=quiet, ascii_only=False)
+
+    @property
+    def text(self) -> str:
+        return self.render()
+
+    def failure_text(self) -> str:
+        """The file-level errors and the text of every step that does not pass."""
+        sources = _sources_for(self.raw)
+        blocks = [d.render(sources) for d in self.diagnostics
+                  if d.severity == "error" and not any(_in_step(d.span, s.raw) for s in self.steps)]
+        blocks += [s.text for s in self.failures]
+        return "\n\n".join(blocks)
+
+    def _verdict(self) -> tuple[str, str]:
+        from .report import verdict
+
+        style, sentence = verdict(self.raw)
+        if style == HOLDS and not self.ok:
+            return FAILS, "NOT verified: a step carries an error"
+        return style, sentence
+
+    def _repr_markdown_(self) -> str:
+        head = self.path if not self.name else f"derivation {self.name}"
+        out = [f"**{head}**" + (f" — {self.title}" if self.title else ""), ""]
+        if self.source:
+            out += [f"*source:* {self.source}", ""]
+        if self.assumptions:
+            out.append("assumptions: " + ", ".join(f"`{a.label}` ({a.kind})" for a in self.assumptions))
+            out.append("")
+        sources = _sources_for(self.raw)
+        for d in self.diagnostics:
+            out += ["```text", d.render(sources), "```", ""]
+        for s in self.steps:
+            out.append(s._repr_markdown_())
+        style, sentence = self._verdict()
+        out.append(f"{_MARK.get(style, '?')} **{sentence}**")
+        return "\n".join(out) + "\n"
+
+    def _repr_html_(self) -> str:
+        style, sentence = self._verdict()
+        head = html.escape(self.path if not self.name else f"derivation {self.name}")
+        out = [f'<div class="stepcheck stepcheck-report stepcheck-{self.status}">',
+               f"<div><b>{head}</b>" + (f" — {html.escape(self.title)}" if self.title else "") + "</div>"]
+        if self.source:
+            out.append(f'<div class="stepcheck-source"><i>source:</i> {html.escape(self.source)}</div>')
+        if self.assumptions:
+            out.append('<div class="stepcheck-assumptions">assumptions: '
+                       + "".join(_badge_html(a) for a in self.assumptions) + "</div>")
+        sources = _sources_for(self.raw)
+        for d in self.diagnostics:
+            out.append(f'<pre class="stepcheck-diagnostic">{html.escape(d.render(sources))}</pre>')
+        for s in self.steps:
+            out.append(s._repr_html_())
+        out.append(f'<div class="stepcheck-verdict" style="color:{_COLOR.get(style, "#000")};font-weight:bold">'
+                   f'{_MARK.get(style, "?")} {html.escape(sentence)}</div>')
+        out.append("</div>")
+        return "\n".join(out)
+
+
+# ------------------------------------------------------------------ entry points
+
+
+def _raise_fatal(rep, cls=ParseError):
+    errs = [d for d in rep.diagnostics if d.severity == "error"] or list(rep.diagnostics)
+    text = render_diagnostics(errs, _sources_for(rep))
+    raise cls(errs, text, Report._from(rep))
+
+
+def verify_text(text: str, file: str = "<string>", *, strict: bool = False, timeout: float = 5.0) -> Report:
+    """Check ``.step`` source text; raises :class:`ParseError` when it has input errors."""
+    if not isinstance(text, str):
+        raise TypeError(f"verify_text() needs a str, not {type(text).__name__}")
+    from .checker import check_text
+
+    rep = check_text(text, file, strict=strict, timeout=timeout)
+    if rep.fatal:
+        _raise_fatal(rep)
+    return Report._from(rep)
+
+
+def verify_file(path, *, strict: bool = False, timeout: float = 5.0) -> Report:
+    """Check a ``.step`` file; raises :class:`ReadError` when it cannot be read and
+    :class:`ParseError` when it has input errors."""
+    from .checker import check_file
+
+    rep = check_file(os.fspath(path), strict=strict, timeout=timeout)
+    if rep.fatal:
+        first = next((d for d in rep.diagnostics if d.severity == "error"), None)
+        if first is not None and (first.code or "").startswith("E-input"):
+            raise ReadError(first, first.render({}))
+        _raise_fatal(rep)
+    return Report._from(rep)
+
+
+def _split_given(given: str) -> list[str]:
+    """Statements of ``given``: split on newlines and on ``;`` outside quotes and comments."""
+    out = []
+    for line in given.splitlines():
+        cur, quote = [], False
+        for ch in line:
+            if ch == '"':
+                quote = not quote
+            if ch == "#" and not quote:
+                break
+            if ch == ";" and not quote:
+                out.append("".join(cur))
+                cur = []
+                continue
+            cur.append(ch)
+        out.append("".join(cur))
+    return [s.strip() for s in out if s.strip()]
+
+
+def _claim_name(given: str) -> str:
+    name, k = "claim", 1
+    while re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", given):
+        k += 1
+        name = f"claim_{k}"
+    return name
+
+
+def check(claim: str, given: str = "", *, strict: bool = False, timeout: float = 5.0) -> ClaimResult:
+    """Check one claim under ``given`` (declarations and assumptions, separated by ``;`` or newlines).
+
+    ``claim`` is a chain as written after ``step NAME:`` in a ``.step`` file,
+    e.g. ``"E[X + Y] = E[X] + E[Y]"``; further links may follow on new lines
+    (``"E[2 X]\\n= 2 E[X]"``).  Raises :class:`ClaimError` when the claim is
+    empty, not a relation or does not parse, and :class:`ParseError` when
+    ``given`` does not.
+    """
+    if not isinstance(claim, str):
+        raise TypeError(f"check() needs the claim as a str, not {type(claim).__name__}")
+    if not isinstance(given, str):
+        raise TypeError(f"check() needs `given` as a str, not {type(given).__name__}")
+    lines = [l.strip() for l in claim.strip().splitlines() if l.strip()]
+    if not lines:
+        d = Diagnostic("error", "the claim is empty", None, help='write a relation, e.g. check("E[X + 1] = E[X] + 1", given="random X")',
+                       code="E-claim-empty")
+        raise ClaimError([d], d.render({}))
+    stmts = _split_given(given)
+    name = _claim_name(given)
+    first_claim_line = len(stmts) + 1
+    text = "\n".join(stmts + [f"step {name}: {lines[0]}"] + ["    " + l for l in lines[1:]]) + "\n"
+    from .checker import check_text
+
+    rep = check_text(text, CLAIM_FILE, strict=strict, timeout=timeout)
+    if rep.fatal:
+        errs = [d for d in rep.diagnostics if d.severity == "error"]
+        in_claim = any(d.span is not None and d.span.line >= first_claim_line for d in errs)
+        _raise_fatal(rep, ClaimError if in_claim else ParseError)
+    step = next((s for s in rep.steps if s.name == name), None)
+    if step is None:  # pragma: no cover - the parser always yields the step or an error
+        d = Diagnostic("error", "the claim was not checked", None, code="E-claim")
+        raise ClaimError([d], d.render({}), Report._from(rep))
+    res = ClaimResult._from(rep, step)
+    # file-level diagnostics (e.g. contradictory assumptions in `given`) concern the claim too
+    extra = tuple(d for d in rep.diagnostics if d not in res.diagnostics)
+    if extra:
+        object.__setattr__(res, "diagnostics", extra + res.diagnostics)
+    return res
+
+
+def assert_holds(claim_or_result, given: str = "", *, strict: bool = False, timeout: float = 5.0):
+    """Assert that a claim holds; the :class:`AssertionError`'s message is the diagnostic.
+
+    ``claim_or_result`` is a claim string (checked with :func:`check` under
+    ``given``), a :class:`ClaimResult` or a :class:`Report`.  Returns the result.
+    """
+    if isinstance(claim_or_result, str):
+        res = check(claim_or_result, given, strict=strict, timeout=timeout)
+    elif isinstance(claim_or_result, (ClaimResult, Report)):
+        if given:
+            raise TypeError("assert_holds(): `given` only applies to a claim string")
+        res = claim_or_result
+    else:
+        raise TypeError(f"assert_holds() needs a claim string, a ClaimResult or a Report, not "
+                        f"{type(claim_or_result).__name__}")
+    if res.ok:
+        return res
+    if isinstance(res, Report):
+        raise AssertionError(f"{res.path}: {res._verdict()[1]}\n\n{res.failure_text()}")
+    extra = [d for d in res.diagnostics if not _in_step(d.span, res.raw) and d not in
+             [x for lk in res.links for x in lk.diagnostics]]
+    pre = render_diagnostics(extra, _sources_for(res.report)) + "\n\n" if extra else ""
+    raise AssertionError(pre + res.text)

@@ -1,0 +1,247 @@
+"""The pytest plugin, run with ``pytester``: collection, node ids, failure text, options, xdist.
+
+Plugin autoloading is disabled in the inner runs and the plugin is named with
+``-p stepcheck.pytest_plugin``, so the tests behave the same whether or not
+stepcheck is installed (installed, its ``pytest11`` entry point would load it).
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+import stepcheck.api  # noqa: F401  (loaded once here: in-process runs then reuse it and sympy)
+import stepcheck.checker  # noqa: F401
+import stepcheck.pytest_plugin  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = str(ROOT / "src")
+DERIV = ROOT / "derivations"
+PLUGIN = ("-p", "stepcheck.pytest_plugin")
+
+UNKNOWN = """\
+derivation unk "unknown: contradictory assumptions prove nothing"
+random X
+assume one: E[X] = 1
+assume two: E[X] = 2
+step unk: E[X] = 1
+"""
+
+REFUTE = """\
+random X
+refute nope: Var(X) = 0
+step lin: E[2 X] = 2 E[X]
+"""
+
+STRICT = """\
+random X
+random Y
+assume indep: independent(X, Y)
+step lin: E[X + Y] = E[X] + E[Y]   by indep
+"""
+
+
+@pytest.fixture
+def pt(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", SRC + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    return pytester
+
+
+def put(pt, rel: str, text: str | None = None, src: Path | None = None) -> Path:
+    p = pt.path / rel
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(text if text is not None else src.read_text(encoding="utf-8"), encoding="utf-8")
+    return p
+
+
+def run(pt, *args):
+    return pt.runpytest(*PLUGIN, "-p", "no:cacheprovider", *args)
+
+
+def test_entry_point_declared():
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert meta["project"]["entry-points"]["pytest11"] == {"stepcheck": "stepcheck.pytest_plugin"}
+
+
+def test_passing_file_one_item_per_step(pt):
+    put(pt, "derivations/var_dot.step", src=DERIV / "var_dot.step")
+    res = run(pt, "--collect-only", "-q", "derivations")
+    res.stdout.fnmatch_lines([
+        "derivations/var_dot.step::mean_term",
+        "derivations/var_dot.step::var_term",
+        "derivations/var_dot.step::var_sum",
+    ])
+    res = run(pt, "derivations", "-v")
+    res.assert_outcomes(passed=3)
+    res.stdout.fnmatch_lines(["derivations/var_dot.step::var_sum PASSED*"])
+
+
+def test_failing_file_shows_the_diagnostic(pt):
+    put(pt, "derivations/bad/wrong_step.step", src=DERIV / "bad/wrong_step.step")
+    res = run(pt, "derivations")
+    res.assert_outcomes(failed=1)
+    out = res.stdout.str()
+    # the same text as the terminal: file:line:col, source line, carets, residual, counterexample
+    assert "_ step var_sum _" in out
+    assert "error: this step does not hold" in out
+    assert "--> derivations/bad/wrong_step.step:12:43" in out
+    assert "12 | step var_sum: Var(sum(i=1..d_k, q_i k_i)) = sqrt(d_k)" in out
+    assert "^^^^^^^^^^^ the two sides differ" in out
+    assert "reduces to: d_k - sqrt(d_k)" in out
+    assert "counterexample: d_k = 2" in out
+    assert "Traceback" not in out and "def runtest" not in out
+    res.stdout.fnmatch_lines(["FAILED derivations/bad/wrong_step.step::var_sum*"])
+
+
+def test_reportinfo_points_at_the_step_line(pt):
+    put(pt, "var_dot.step", src=DERIV / "var_dot.step")
+    items, _ = pt.inline_genitems(*PLUGIN, "var_dot.step")
+    info = {it.name: it.reportinfo() for it in items}
+    lines = (DERIV / "var_dot.step").read_text(encoding="utf-8").splitlines()
+    for name, (path, line, label) in info.items():
+        assert Path(path).name == "var_dot.step"
+        assert lines[line].startswith(f"step {name}:")
+        assert label == f"step {name}"
+    assert [it.nodeid for it in items] == ["var_dot.step::mean_term", "var_dot.step::var_term", "var_dot.step::var_sum"]
+
+
+def test_unknown_step_fails(pt):
+    put(pt, "unk.step", UNKNOWN)
+    res = run(pt, "unk.step", "-rf")
+    res.assert_outcomes(failed=1)
+    out = res.stdout.str()
+    assert "_ step unk _" in out
+    assert "step unk: E[X] = 1  (unknown)" in out
+    assert "rests on contradictory assumptions: one, two" in out
+    # the file-level error that explains it is shown with the step
+    assert "error: contradictory assumptions: `one`, `two`" in out
+    assert "--> unk.step:3:8" in out
+    res.stdout.fnmatch_lines(["FAILED unk.step::unk*"])
+
+
+def test_refute_steps_are_items(pt):
+    from stepcheck.checker import check_text
+
+    put(pt, "ref.step", REFUTE)
+    items, _ = pt.inline_genitems(*PLUGIN, "ref.step")
+    assert [it.nodeid for it in items] == ["ref.step::nope", "ref.step::lin"]
+    assert items[0].reportinfo()[1:] == (1, "refute nope")
+    # the item passes exactly when the checker says the refutation holds
+    expected = check_text(REFUTE, "ref.step").steps[0].status == "holds"
+    res = run(pt, "ref.step")
+    res.assert_outcomes(passed=1 + expected, failed=1 - expected)
+
+
+def test_unparsable_file_fails_collection(pt):
+    put(pt, "derivations/bad/syntax.step", src=DERIV / "bad/syntax.step")
+    put(pt, "derivations/var_dot.step", src=DERIV / "var_dot.step")
+    res = run(pt, "derivations")
+    assert res.ret == pytest.ExitCode.INTERRUPTED
+    out = res.stdout.str()
+    assert "ERROR collecting derivations/bad/syntax.step" in out
+    assert "error: unclosed `[`" in out
+    assert "--> derivations/bad/syntax.step:5:15" in out
+    assert "5 | step broken: E[X + 1" in out
+    assert "Traceback" not in out and "CollectError" not in out
+    res = run(pt, "derivations", "--continue-on-collection-errors")
+    res.assert_outcomes(passed=3, errors=1)
+
+
+def test_input_error_inside_a_step_fails_that_step(pt):
+    put(pt, "typo.step", src=DERIV / "bad/typo.step")
+    res = run(pt, "typo.step")
+    res.assert_outcomes(failed=1)
+    assert "error: unknown name `qq_i`" in res.stdout.str()
+    assert "help: did you mean `q_i`?" in res.stdout.str()
+
+
+def test_input_error_outside_steps_fails_collection(pt):
+    put(pt, "loose.step", "random X\nassume a: E[Y] = 0\nstep s: E[X] = E[X]\n")
+    res = run(pt, "loose.step")
+    res.assert_outcomes(errors=1)
+    assert "error: unknown name `Y`" in res.stdout.str()
+
+
+def test_contradiction_is_shown_with_the_failing_step(pt):
+    put(pt, "c.step", src=DERIV / "bad/contradiction.step")
+    res = run(pt, "c.step")
+    res.assert_outcomes(failed=1)
+    assert "error: contradictory assumptions: `one`, `two`" in res.stdout.str()
+
+
+def test_keyword_selects_one_step(pt):
+    put(pt, "derivations/var_dot.step", src=DERIV / "var_dot.step")
+    res = run(pt, "derivations", "-k", "var_sum", "-v")
+    res.assert_outcomes(passed=1, deselected=2)
+    res.stdout.fnmatch_lines(["derivations/var_dot.step::var_sum PASSED*"])
+
+
+def test_node_id_selects_one_step(pt):
+    put(pt, "derivations/var_dot.step", src=DERIV / "var_dot.step")
+    res = run(pt, "derivations/var_dot.step::var_term")
+    res.assert_outcomes(passed=1)
+
+
+def test_strict_option_makes_unneeded_citation_fail(pt):
+    put(pt, "strict.step", STRICT)
+    run(pt, "strict.step").assert_outcomes(passed=1)
+    res = run(pt, "strict.step", "--stepcheck-strict")
+    res.assert_outcomes(failed=1)
+    out = res.stdout.str()
+    assert "error: cited but not needed: `indep`" in out
+    assert "--> strict.step:4:" in out
+
+
+def test_why_option(pt):
+    put(pt, "c.step", src=DERIV / "bad/cites_too_little.step")
+    res = run(pt, "c.step", "--stepcheck-why")
+    res.assert_outcomes(failed=1)
+    assert "error: this step cites too little" in res.stdout.str()
+    assert "--stepcheck-why" in run(pt, "--help").stdout.str()
+
+
+def test_ini_option_chooses_the_files(pt):
+    put(pt, "a.step", STRICT)
+    put(pt, "b.deriv", STRICT.replace("step lin", "step other"))
+    pt.makeini("[pytest]\nstepcheck_files = *.deriv\n")
+    res = run(pt, "--collect-only", "-q", ".")
+    out = res.stdout.str()
+    assert "b.deriv::other" in out and "a.step" not in out
+
+
+def test_each_file_is_checked_once(pt):
+    put(pt, "derivations/var_dot.step", src=DERIV / "var_dot.step")
+    pt.makeconftest(
+        """
+import stepcheck.checker as C
+calls = []
+_orig = C.check_file
+def counting(path, **kw):
+    calls.append(path)
+    return _orig(path, **kw)
+def pytest_configure(config):
+    C.check_file = counting
+def pytest_unconfigure(config):
+    C.check_file = _orig
+    open("calls.txt", "w").write(str(len(calls)))
+"""
+    )
+    run(pt, "derivations").assert_outcomes(passed=3)
+    assert (pt.path / "calls.txt").read_text() == "1"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("xdist") is None, reason="pytest-xdist not installed")
+def test_xdist(pt):
+    put(pt, "derivations/var_dot.step", src=DERIV / "var_dot.step")
+    put(pt, "derivations/bad/wrong_step.step", src=DERIV / "bad/wrong_step.step")
+    res = pt.runpytest_subprocess(*PLUGIN, "-p", "xdist", "-p", "no:cacheprovider", "-n", "2", "derivations")
+    res.assert_outcomes(passed=3, failed=1)
+    out = res.stdout.str()
+    assert "--> derivations/bad/wrong_step.step:12:43" in out
+    assert "counterexample: d_k = 2" in out
