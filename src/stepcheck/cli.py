@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ap.add_argument("paths", nargs="+", metavar="FILE|DIR", help=".step files or directories (see below)")
+    ap.add_argument("paths", nargs="*", metavar="FILE|DIR", help=".step files or directories (see below)")
     ap.add_argument("--json", action="store_true", help="print the report as JSON on stdout (schema: docs/json.md)")
     ap.add_argument(
         "--strict", action="store_true", help="cited-but-unneeded facts are errors instead of warnings"
@@ -82,6 +82,28 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="SECONDS",
         default=None,
         help="time limit per link, passed to the checker (a link that hits it is unknown)",
+    )
+    ap.add_argument(
+        "--pdf",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="PATH",
+        help="also write an annotated proof PDF for each input file: by default <input name>.pdf in the "
+        "current directory (verify --pdf derivations/var_dot.step writes ./var_dot.pdf); PATH names the PDF "
+        "(one input) or a directory to write them in (needs the typst package: pip install 'stepcheck[pdf]')",
+    )
+    ap.add_argument(
+        "--pdf-combined",
+        metavar="PATH",
+        default=None,
+        help="write one annotated PDF holding all the input files",
+    )
+    ap.add_argument(
+        "--typst",
+        metavar="PATH",
+        default=None,
+        help="write the typst source of the PDF document (all the input files) to PATH, to edit by hand",
     )
     ap.add_argument("--version", action="version", version=f"%(prog)s (stepcheck) {__version__}")
     return ap
@@ -191,6 +213,91 @@ def _checker_kwargs(fn, *, strict: bool, timeout: float | None) -> dict:
     return kwargs
 
 
+# ---------------------------------------------------------------------- pdf
+
+
+def _fix_pdf_args(parser, args) -> None:
+    """``--pdf`` takes an optional PATH, so in ``verify --pdf derivations/var_dot.step``
+    argparse reads the input as the PDF's path: a ``.step`` file (or anything,
+    when no input is left) after ``--pdf`` is an input, and the PDF gets its
+    default name."""
+    if args.pdf and (args.pdf.endswith(".step") or not args.paths):
+        args.paths.insert(0, args.pdf)
+        args.pdf = ""
+    if not args.paths:
+        parser.error("the following arguments are required: FILE|DIR")
+    for opt in ("pdf_combined", "typst"):
+        v = getattr(args, opt)
+        if v is not None and v.endswith(".step"):
+            parser.error(f"--{opt.replace('_', '-')} {v}: refusing to write over a .step file")
+
+
+def _pdf_targets(args, files: list[str]) -> list[tuple[str, str]]:
+    """(input, pdf path) for ``--pdf``."""
+    out = []
+    target = args.pdf
+    if target and (os.path.isdir(target) or target.endswith(os.sep) or len(files) > 1):
+        os.makedirs(target, exist_ok=True)
+        for f in files:
+            out.append((f, os.path.join(target, os.path.splitext(os.path.basename(f))[0] + ".pdf")))
+    elif target:
+        out.append((files[0], target))
+    else:
+        for f in files:
+            out.append((f, os.path.splitext(os.path.basename(f))[0] + ".pdf"))
+    return out
+
+
+def _write_documents(args, reports, files: list[str]) -> int:
+    """The ``--pdf``, ``--pdf-combined`` and ``--typst`` outputs; 0, or 2 when one could not be written."""
+    if args.pdf is None and args.pdf_combined is None and args.typst is None:
+        return 0
+    from . import pdf  # typst and sympy: only when asked for
+
+    by_path = dict(zip(files, reports))
+    warnings: list[str] = []
+    rc = 0
+    readable = [r for r in reports if r.text or r.steps or not r.fatal]
+
+    def note(msg: str) -> None:
+        sys.stderr.write(msg + "\n")
+
+    jobs = []  # (reports, pdf path or None, typst path or None)
+    if args.pdf is not None:
+        targets = _pdf_targets(args, [f for f in files if by_path[f].text])
+        seen: dict[str, str] = {}
+        for f, out in targets:
+            key = os.path.abspath(out)
+            if key in seen:
+                note(f"error: {f} and {seen[key]} would both be written to {out}; give --pdf DIR or --pdf-combined")
+                return 2
+            seen[key] = f
+        jobs.extend(([by_path[f]], out, None) for f, out in targets)
+    if args.pdf_combined is not None:
+        jobs.append((readable, args.pdf_combined, args.typst))
+    elif args.typst is not None:
+        jobs.append((readable, None, args.typst))
+    for reps, out, typ in jobs:
+        try:
+            if out is None:
+                warnings += pdf.write_typst(reps, typ, why=args.why)
+                note(f"wrote {typ}")
+                continue
+            warnings += pdf.write_pdf(reps, out, why=args.why, typst_path=typ)
+            if typ:
+                note(f"wrote {typ}")
+            note(f"wrote {out}")
+        except ImportError:
+            note("error: --pdf needs the typst package: pip install 'stepcheck[pdf]' (or pip install typst)")
+            return 2
+        except (OSError, ValueError) as e:
+            note(f"error: cannot write {out or typ}: {e}")
+            rc = 2
+    for w in dict.fromkeys(warnings):  # each warning once
+        note("warning: " + w)
+    return rc
+
+
 # --------------------------------------------------------------------- main
 
 
@@ -210,6 +317,8 @@ def _run(args) -> int:
         from .checker import check_file  # heavy: sympy, lark
 
         kwargs = _checker_kwargs(check_file, strict=args.strict, timeout=args.timeout)
+        if args.why:
+            kwargs["why"] = True  # --why: is every assumption needed? (counterexample search)
         with rep.Progress(len(files)) as prog:
             for i, f in enumerate(files):
                 prog.update(i, f)
@@ -225,7 +334,10 @@ def _run(args) -> int:
         color = _use_color(args.color, out)
         out.write(rep.render_text(reports, color=color, why=args.why, quiet=args.quiet))
     out.flush()
-    return rep.exit_code(reports)
+    code = rep.exit_code(reports)
+    doc_files = [e[1] for e in entries if e[0] == "file"]
+    wrote = _write_documents(args, [reports_by_path[("file", f)] for f in doc_files], doc_files)
+    return max(code, wrote)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -235,6 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
+        _fix_pdf_args(parser, args)
     except SystemExit as e:  # --help, --version (0) and usage errors (2)
         code = e.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_INPUT)
