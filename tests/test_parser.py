@@ -662,3 +662,83 @@ def test_read_source_too_large(tmp_path):
     ok = tmp_path / "ok.step"
     ok.write_bytes(b"#" * MAX_FILE_BYTES)
     assert len(read_source(str(ok))) == MAX_FILE_BYTES
+
+
+# ------------------------------------------------------------ numeric claims and calculus
+
+
+def test_check_named_and_auto():
+    prog = parse("check s8: sqrt(8) ≈ 2.83\ncheck e^24 ~= 2.6 × 10^10\n")
+    a, b = prog.statements
+    assert isinstance(a, S.Check) and a.name.name == "s8" and a.rel == "≈" and show(a.rhs) == "2.83"
+    assert a.tol is None
+    assert b.name is None and b.rel == "≈" and show(b.rhs) == "(* 2.6 (^ 10 10))"
+
+
+def test_check_within_and_tilde():
+    a = one("check x: softmax([24, 0]) ≈ [1, 0] within 1e-9")
+    assert a.tol.relative is False and show(a.tol.value) == "1e-9"
+    b = one("check a ≈ b within 0.01 relative")
+    assert b.tol.relative is True
+    c = one("check e^68 ~ 10^29")
+    assert c.rel == "~" and show(c.lhs) == "(^ e 68)"
+    # `~` after `random NAMES` is still the distribution
+    r = one("random X ~ Normal(0, 1)")
+    assert isinstance(r, S.Random) and r.distribution.func == "Normal"
+
+
+def test_check_events():
+    c = one("check P(-1 <= Z <= 1) ≈ 0.68")
+    assert show(c.lhs) == "P((<= (<= (neg 1) Z) 1))"
+    c = one("check P(|Z| <= 3) ≈ 0.997")
+    assert show(c.lhs) == "P((<= abs(Z) 3))"
+
+
+def test_table_rows_are_indented_lines():
+    prog = parse(
+        'table "σ" for d_k in [8, 32]:\n'
+        "    sqrt(d_k)   ≈ [2.83, 5.66]\n"
+        "    # a comment between rows\n"
+        "\n"
+        "    3 sqrt(d_k)\n"
+        "        ≈ [8.5, 17]   within 0.1\n"
+        "check x: 1 = 1\n"
+    )
+    t, c = prog.statements
+    assert isinstance(t, S.Table) and t.title == "σ" and t.var.name == "d_k"
+    assert [show(v) for v in t.values] == ["8", "32"]
+    assert len(t.rows) == 2
+    e, rel, cells = t.rows[1]
+    assert show(e) == "(. 3 sqrt(d_k))" and rel == "≈" and [show(x) for x in cells] == ["8.5", "17"]
+    assert t.rows[1].tol is not None and t.rows[0].tol is None
+    assert isinstance(c, S.Check)
+
+
+def test_table_needs_indented_rows():
+    d = diag('table "t" for x in [1]:\nx ≈ [1]\n')
+    assert d.code == "E-syntax"
+
+
+def test_simulate_forms():
+    st = one("simulate v: Var(sum(i=1..d_k, q_i k_i)) ≈ d_k where d_k = 1024 "
+             "with samples = 200, seed = 1 by var_sum")
+    assert isinstance(st, S.Simulate) and st.name.name == "v" and st.rel == "≈"
+    assert [b.name.name for b in st.where] == ["d_k"]
+    assert [(b.name.name, show(b.value)) for b in st.options] == [("samples", "200"), ("seed", "1")]
+    assert st.proof.text == "var_sum"
+    st = one("simulate w: E[X] ≈ 0")
+    assert st.where == [] and st.options == [] and st.proof is None
+
+
+def test_derivative_notation():
+    e = expr("d/dx x^2")
+    assert isinstance(e, S.Call) and e.func == "diff" and show(e) == "diff((^ x 2), x)"
+    assert e.func_span.col == 9 and e.func_span.end_col == 13
+    assert ex("∂p_i/∂s_j") == "diff(p_i, s_j)"
+    assert ex("∂softmax(s)_i/∂s_{j}") == "diff((sub softmax(s) i), (sub s j))"
+    assert ex("d/dd_k f") == "diff(f, d_k)"
+    # with spaces, or `d/d_k`, it is a division
+    assert ex("d / dx") == "(/ d dx)"
+    assert ex("d/d_k") == "(/ d d_k)"
+    e = expr("∂f/∂x")
+    assert e.func_span.col == 9

@@ -15,7 +15,7 @@ from sympy import IndexedBase, Symbol
 from . import syntax as S
 from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family, Scope, fact_kind
 from .errors import Diagnostic, Span, StepError, closest, error
-from .kernel import EqFact, IndepFact, Limits, LinkProver, check_consistency
+from .kernel import EqFact, IndepFact, IneqFact, Limits, LinkProver, check_consistency
 from .kernel.objects import SD, Cov, E, Var
 from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult, Use
 
@@ -237,39 +237,10 @@ class Checker:
             self.distribution(st)
 
     def distribution(self, st: S.Random):
-        d = st.distribution
-        name = d.func if isinstance(d, S.Call) else d.name
-        el = Elaborator(self.scope)
-        args = [el.expr(a) for a in d.args] if isinstance(d, S.Call) else []
-        half = sympy.Rational(1, 2)
-        table = {
-            "Normal": (2, lambda m, v: (m, v)),
-            "Rademacher": (0, lambda: (0, 1)),
-            "Bernoulli": (1, lambda p: (p, p * (1 - p))),
-            "Uniform": (2, lambda a, b: ((a + b) * half, (b - a) ** 2 / 12)),
-        }
-        if name not in table:
-            raise error(f"the distribution `{name}` is not supported by this version", d.span,
-                        help="supported: " + ", ".join(table), code="E-unsupported")
-        want, fn = table[name]
-        if len(args) != want:
-            raise error(f"`{name}` takes {want} parameter(s), not {len(args)}", d.span, code="E-arity")
-        mean, var = fn(*args)
-        for nm in st.names:
-            label = f"{nm.name} ~ {self.src(d.span) or name}"
-            if st.family is not None:
-                fam = self.scope.families[nm.name[: -len(st.family.var) - 1]]
-                idx = sympy.Dummy(st.family.var, integer=True)
-                self.scope.index_ranges[idx] = (fam.lo, fam.hi)
-                x, free = fam.base[idx], (idx,)
-            else:
-                x, free = self.scope.symbols[nm.name], ()
-            self.facts[label] = [EqFact(label, E(x), _num(mean), free=free, text=f"E[{nm.name}] = {mean}"),
-                                 EqFact(label, Var(x), _num(var), free=free, text=f"Var({nm.name}) = {var}")]
-            self.fact_kinds[label] = "distribution"
-            self.labels_span[label] = d.span
-            self.rep.assumptions.append(AssumptionInfo(label, "distribution", [f"E = {mean}", f"Var = {var}"],
-                                                       ["distribution"], d.span))
+        """Register the declared law and give the kernel its moments (see distributions.py)."""
+        from . import distributions
+
+        distributions.declare(self, st)
 
     def s_RealDecl(self, st: S.RealDecl):
         if st.family is not None:
@@ -308,12 +279,14 @@ class Checker:
                 kf = self.indep_fact(label, f, el, distinct)
             else:
                 lhs, rhs = el.expr(f.left), el.expr(f.right)
-                if f.rel != "=":
-                    kinds.append("sign" if not (lhs.has(E, Var, Cov, SD) or rhs.has(E, Var, Cov, SD)) else "inequality")
-                    texts.append(self.src(f.span))
-                    continue  # inequalities are recorded; the equational kernel does not use them
                 free = tuple(sorted({s for s in (lhs - rhs).free_symbols if s in self.scope.index_ranges},
                                     key=lambda s: s.name))
+                if f.rel != "=":
+                    kf = IneqFact(label, lhs, rhs, f.rel, free=free, distinct=distinct, text=self.src(f.span))
+                    kfacts.append(kf)
+                    texts.append(self.src(f.span))
+                    kinds.append("sign" if not (lhs.has(E, Var, Cov, SD) or rhs.has(E, Var, Cov, SD)) else "inequality")
+                    continue
                 kf = EqFact(label, lhs, rhs, free=free, distinct=distinct, text=self.src(f.span))
             kfacts.append(kf)
             texts.append(self.src(f.span))
@@ -322,6 +295,9 @@ class Checker:
         self.fact_kinds[label] = kinds[0] if len(set(kinds)) == 1 else " + ".join(dict.fromkeys(kinds))
         self.labels_span[label] = st.label.span
         self.rep.assumptions.append(AssumptionInfo(label, self.fact_kinds[label], texts, kinds, st.span))
+        self._prover = None
+        if self.steps:  # an assumption after the first step: check the whole set again
+            self.consistency()
 
     def indep_fact(self, label, f: S.IndepFact, el: Elaborator, distinct):
         if f.kind == "uncorrelated":
@@ -361,8 +337,8 @@ class Checker:
             bad = check_consistency(self.prover.decls, self.facts, self.limits)
         except Exception:  # a limit or an unsupported shape: no verdict
             bad = None
-        if bad:
-            self.contradiction = set(bad)
+        if bad and not set(bad) <= self.contradiction:
+            self.contradiction |= set(bad)
             first = self.labels_span.get(bad[0])
             self.rep.diagnostics.append(Diagnostic(
                 "error", "contradictory assumptions: " + ", ".join(f"`{b}`" for b in bad), first,
@@ -472,6 +448,7 @@ class Checker:
         # only verified steps are inferred; a cited unverified step is flagged below
         all_labels = [s for s in self.steps if self.step_facts.get(s) and self.steps[s].status == HOLDS]
         all_labels += list(self.facts)
+        all_labels = self.relevant(all_labels, lhs, rhs)
         candidates = cited if lk.has_by else all_labels
         if self.contradiction & set(candidates):
             lr.status = UNKNOWN
@@ -492,6 +469,10 @@ class Checker:
                     "needs " + ", ".join(f"`{m}`" for m in missing),
                     notes=[f"`{m}`: {self.describe(m)}" for m in missing],
                     help="add " + ", ".join(f"`{m}`" for m in missing) + " to its `by` list", code="E-cites-too-little"))
+                # show why: a model of the cited facts alone in which the link is false
+                from . import counterexamples
+
+                counterexamples.attach_counterexample(self, lr, lhs, rhs, cited, out)
                 return
             if out_all.status == FAILS:
                 out = out_all
@@ -537,26 +518,71 @@ class Checker:
         lr.residual = _show_expr(out.residual) if out.residual is not None else None
         from . import counterexamples
 
+        # a finite model satisfying the candidate facts refutes the link (sets lr.status)
         counterexamples.attach_counterexample(self, lr, lhs, rhs, candidates, out)
-        if out.witness:
+        if out.witness and lr.counterexample is None:
+            # no model, but the kernel's own witness (concrete values) refutes it
             lr.counterexample = out.witness
+            lr.diagnostics = [d for d in lr.diagnostics if d.code != "N-no-counterexample"]
         notes = []
         if lr.residual is not None:
             notes.append(f"left side − right side reduces to: {lr.residual}")
-        if out.witness:
-            notes.append(f"counterexample: {out.witness}, where the difference is {_show_expr(out.residual.xreplace(_witness_sub(out.witness, out.residual)))} ≠ 0,"
-                         " whatever values the assumptions allow for the moments")
-        elif out.message and out.status == UNKNOWN and lr.residual is None:
+        if out.witness and lr.counterexample == out.witness:
+            what = "the two sides differ by" if lk.rel == "=" else "the inequality fails: its margin is"
+            notes.append(f"counterexample: {out.witness}: {what} {_show_expr(out.witness_value)}")
+        elif out.message and lr.status == UNKNOWN and lr.residual is None:
             notes.append(out.message)
-        if out.status == FAILS:
-            lr.diagnostics.append(Diagnostic("error", "this step does not hold", _claim_span(lk), "the two sides differ",
+        if lr.status == FAILS:
+            lr.diagnostics.append(Diagnostic("error", "this step does not hold", _claim_span(lk),
+                                             "the two sides differ" if lk.rel == "=" else "the inequality is false",
                                              notes=notes, code="E-fails"))
         else:
-            notes.append("not proved is not the same as false: no counterexample was searched for")
+            notes.append("not proved is not the same as false")
             lr.diagnostics.append(Diagnostic(
                 "error", "could not verify this step", _claim_span(lk), "not proved", notes=notes,
                 help=None if lk.has_by else "cite the facts it needs with `by`, or split it into smaller steps",
                 code="E-unknown"))
+
+    def _names(self, x) -> set:
+        out = set()
+        for a in x.free_symbols:
+            out.add(a.base.label if isinstance(a, sympy.Indexed) else a)
+        return {a for a in out if a not in self.scope.index_ranges}
+
+    def _fact_names(self, label) -> set:
+        out = set()
+        for f in {**self.facts, **self.step_facts}.get(label, []):
+            if isinstance(f, IndepFact):
+                out |= {sympy.Symbol(n) for n in f.families}
+                out |= {IndexedBase(n).label for n in f.families}
+                for m in f.members:
+                    out |= self._names(m)
+            else:
+                out |= self._names(f.lhs - f.rhs) if not isinstance(f.lhs, int) else set()
+                out |= self._names(sympy.Integer(0) + f.rhs) if not isinstance(f.rhs, int) else set()
+        return out
+
+    def relevant(self, labels, lhs, rhs) -> list:
+        """The candidates connected to the link through shared names (transitively).
+
+        A fact sharing no name with the link, directly or through other
+        candidates, cannot help prove it (contradictions are checked apart).
+        """
+        names = self._names(lhs) | self._names(rhs)
+        fams = {n.name for n in names if hasattr(n, "name")}
+        pool = {lab: self._fact_names(lab) for lab in labels}
+        chosen, changed = set(), True
+        while changed:
+            changed = False
+            for lab, ns in pool.items():
+                if lab in chosen:
+                    continue
+                if ns & names or {getattr(n, "name", None) for n in ns} & fams:
+                    chosen.add(lab)
+                    names |= ns
+                    fams |= {getattr(n, "name", None) for n in ns}
+                    changed = True
+        return [lab for lab in labels if lab in chosen]
 
     def describe(self, label: str) -> str:
         if label in self.steps:
@@ -588,19 +614,6 @@ def _refs_span(lk: S.Link) -> Span:
     if lk.refs:
         return lk.refs[0].span.to(lk.refs[-1].span)
     return lk.span
-
-
-def _witness_sub(witness: str, residual) -> dict:
-    by_name = {str(s): s for s in residual.free_symbols}
-    out = {}
-    for part in witness.split(", "):
-        name, _, val = part.partition(" = ")
-        if name in by_name and val.lstrip("-").isdigit():
-            out[by_name[name]] = sympy.Integer(int(val))
-        elif name in by_name and "/" in val:
-            a, b = val.split("/")
-            out[by_name[name]] = sympy.Rational(int(a), int(b))
-    return out
 
 
 def _num(x):

@@ -33,9 +33,7 @@ CONSTANTS = {"pi": sympy.pi, "π": sympy.pi, "oo": sympy.oo, "∞": sympy.oo}
 
 # functions and their number of arguments
 ARITY = {"E": 1, "Var": 1, "SD": 1, "Cov": 2, "sqrt": 1, "exp": 1, "tanh": 1, "abs": 1, "delta": 2}
-NOT_YET = {
-    "P": "probabilities of events",
-}
+NOT_YET: dict = {}  # function -> what it is, for functions not supported yet
 
 
 @dataclass
@@ -269,6 +267,8 @@ class Elaborator:
             return Symbol(f"max({node.args[0].name})", real=True)
         if f == "softmax" and n == 1 and not isinstance(node.args[0], S.Vector):
             raise error("`softmax` of a family needs an index: write `softmax(s)_i`", node.span, code="E-softmax")
+        if f == "P":
+            return self.probability(node)
         args = [self.expr(a) for a in node.args]
         if f == "E":
             return E(args[0])
@@ -444,8 +444,34 @@ class Elaborator:
                 raise error("vectors cannot be nested", n.span, code="E-unsupported")
         return sympy.ImmutableMatrix(items)
 
+    def probability(self, node: S.Call):
+        """``P(event)``: an unevaluated :class:`~stepcheck.numeric_objects.Prob` of a sympy relational."""
+        from .numeric_objects import Prob
+
+        if len(node.args) != 1 or not isinstance(node.args[0], S.Compare):
+            raise error("`P` takes an event: a relation such as `P(S = 0)` or `P(-1 <= Z <= 1)`", node.span,
+                        code="E-arity")
+        saved = getattr(self, "in_event", False)
+        self.in_event = True
+        try:
+            return Prob(self.expr(node.args[0]))
+        finally:
+            self.in_event = saved
+
     def e_Compare(self, node: S.Compare):
-        raise error("a relation cannot be used as a value here", node.span, code="E-unsupported")
+        from .numeric_objects import RELATIONS, relation
+
+        if not getattr(self, "in_event", False) or node.op not in RELATIONS:
+            raise error("a relation cannot be used as a value here", node.span, code="E-unsupported")
+        if isinstance(node.left, S.Compare):  # a <= Z <= b: (a <= Z) and (Z <= b)
+            first = self.expr(node.left)
+            middle = self.expr(node.left.right)
+            last = relation(node.op, middle, self.expr(node.right))
+            return sympy.And(first, last)
+        a, b = self.expr(node.left), self.expr(node.right)
+        if isinstance(a, sympy.MatrixBase) or isinstance(b, sympy.MatrixBase):
+            raise error("an event compares numbers, not vectors", node.span, code="E-unsupported")
+        return relation(node.op, a, b)
 
 
 def _arity_help(f):

@@ -32,6 +32,14 @@ Encodings the AST uses beyond the obvious:
 * ``|x|`` is ``Call("abs", [x])``; ``√x`` is ``Call("sqrt", [x])``;
   ``ln`` is ``Call("log", ...)``; plain ``sum(v)`` is ``Call("sum", [v])``.
 * Parentheses leave no node: ``(a + b)`` is the BinOp itself.
+* ``d/dx f`` (written without spaces; ``d / dx`` is a division) and
+  ``∂f/∂x`` are ``Call("diff", [f, x])`` with ``func_span`` on ``d/dx`` or
+  on the first ``∂``.  ``d/dx`` applies to the following factor (a power):
+  ``d/dx x^2 y`` is ``diff(x^2, x) * y``; write ``d/dx (x^2 y)``.
+* ``check`` without a name gives ``Check(name=None, ...)``; ``~`` after an
+  expression in ``check``/``table``/``simulate`` is the order-of-magnitude
+  relation (rel ``"~"``), ``~`` after ``random NAMES`` the distribution.
+* Table rows: see :class:`_Continuation` (indented lines after ``table``).
 """
 from __future__ import annotations
 
@@ -187,6 +195,11 @@ class _Continuation:
     Runs of end-of-line tokens (blank and comment-only lines included) are
     collapsed to the first one, which is dropped when the next token is a
     relation.  An end of line is added at the end of the input.
+
+    Tables: from a line whose first token is the keyword ``table``, the end
+    of line before an *indented* line (first token not in column 1) becomes a
+    ``_TROW`` token, which starts one row of the table; the first line that
+    is not indented ends the table (its end of line stays ``_NL``).
     """
 
     always_accept = ()
@@ -196,6 +209,7 @@ class _Continuation:
 
         pending = None
         last = None
+        in_table = False
         for tok in stream:
             if tok.type == "_NL":
                 if pending is None:
@@ -203,8 +217,14 @@ class _Continuation:
                 continue
             if pending is not None:
                 if tok.value not in _REL_VALUES:
-                    yield pending
+                    if in_table and (tok.column or 1) > 1 and tok.type != "TABLE":
+                        yield Token.new_borrow_pos("_TROW", pending.value, pending)
+                    else:
+                        in_table = False
+                        yield pending
                 pending = None
+            if tok.type == "TABLE":  # a keyword: only ever the start of a statement
+                in_table = True
             yield tok
             last = tok
         if pending is not None:
@@ -546,6 +566,78 @@ def _make_builder_class():
         def rel(self, meta, ch):
             return _REL[str(ch[0])]
 
+        # -------------------------------------------------- numeric claims
+        def crel(self, meta, ch):
+            return ch[0]
+
+        def rel_tilde(self, meta, ch):
+            return "~"
+
+        def check_name(self, meta, ch):
+            return ch[0]
+
+        def check(self, meta, ch):
+            name = None
+            if isinstance(ch[0], S.Name) and len(ch) >= 4 and isinstance(ch[2], str):
+                name, ch = ch[0], ch[1:]
+            lhs, rel, rhs = ch[0], ch[1], ch[2]
+            tol = ch[3] if len(ch) > 3 else None
+            return S.Check(name, lhs, rel, rhs, tol, self.sp(meta))
+
+        def tol_abs(self, meta, ch):
+            return S.Tolerance(ch[0], False, self.sp(meta))
+
+        def tol_rel(self, meta, ch):
+            return S.Tolerance(ch[0], True, self.sp(meta))
+
+        def table(self, meta, ch):
+            title, var, vec, rows = self.string(ch[0]), ch[1], ch[2], list(ch[3:])
+            return S.Table(title, var, vec.items, rows, self.sp(meta))
+
+        def table_row(self, meta, ch):
+            expr, rel, vec = ch[0], ch[1], ch[2]
+            tol = ch[3] if len(ch) > 3 else None
+            return S.TableRow(expr, rel, vec.items, self.sp(meta), tol)
+
+        def simulate(self, meta, ch):
+            name, lhs, rel, rhs = ch[0], ch[1], ch[2], ch[3]
+            st = S.Simulate(name, lhs, rel, rhs, self.sp(meta))
+            for c in ch[4:]:
+                kind, val = c
+                if kind == "where":
+                    st.where = val
+                elif kind == "with":
+                    st.options = val
+                else:
+                    st.proof = val
+            return st
+
+        def sim_where(self, meta, ch):
+            return ("where", list(ch))
+
+        def sim_with(self, meta, ch):
+            return ("with", list(ch))
+
+        def sim_by(self, meta, ch):
+            return ("by", ch[0])
+
+        def binding(self, meta, ch):
+            return S.Binding(ch[0], ch[1], self.sp(meta))
+
+        # -------------------------------------------------- calculus
+        def ddx(self, meta, ch):
+            tok, f = ch
+            var = str(tok)[3:]
+            vspan = Span(self.file, tok.line, tok.column + 3, tok.end_line, tok.end_column)
+            return S.Call("diff", [f, S.Name(var, vspan)], self.sp(meta), self.tsp(tok))
+
+        def partial(self, meta, ch):
+            f, x = ch
+            return S.Call("diff", [f, x], self.sp(meta), Span.point(self.file, meta.line, meta.column))
+
+        def dvar(self, meta, ch):
+            return ch[0]
+
         # -------------------------------------------------- expressions
         def name(self, meta, ch):
             tok = ch[0]
@@ -721,11 +813,12 @@ def _check_depth(statements, file: str):
 
 # ============================================================ errors
 
-_STATEMENT_KEYWORDS = ["derivation", "source", "use", "let", "random", "real", "define", "assume", "step", "refute"]
+_STATEMENT_KEYWORDS = ["derivation", "source", "use", "let", "random", "real", "define", "assume", "step", "refute",
+                       "check", "table", "simulate"]
 _EXPR_START = {
     "NAME", "NUMBER", "(", "[", "|", "√", "-", "−", "Σ", "∑", "∏",
     "sqrt", "exp", "log", "ln", "tanh", "abs", "max", "min", "E", "Var", "Cov", "SD",
-    "P", "softmax", "delta", "diff", "limit", "argmax", "sum", "prod",
+    "P", "softmax", "delta", "diff", "limit", "argmax", "sum", "prod", "∂", "DDX",
 }
 _OPERATORS = {"+", "*", "/", "^", "**", "·", "×", "⋅"}
 _TOKEN_WORDS = {
@@ -943,7 +1036,7 @@ def _token_error(exc, text: str, file: str) -> StepError:
         if _line_text(text, line)[:1].isspace() and _statement_keyword(text, line - 1) == "step":
             help_text = "a link line must begin with a relation such as `=` or `<=`; a new statement begins with a keyword such as `let`, `assume` or `step`"
         else:
-            help_text = "a statement begins with a keyword: `derivation`, `source`, `use`, `let`, `random`, `real`, `define`, `assume`, `step` or `refute`"
+            help_text = "a statement begins with a keyword: `derivation`, `source`, `use`, `let`, `random`, `real`, `define`, `assume`, `step`, `refute`, `check`, `table` or `simulate`"
     elif "NAME" in ex_vals and tok.type != "NAME" and re.fullmatch(r"[A-Za-z]+", value) and "NAME" not in ex_vals - {"NAME"}:
         label = "this is a keyword"
         if value in _EXPR_START:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from .errors import Diagnostic, _display_width
-from .results import FAILS, HOLDS, UNKNOWN, FileReport, LinkResult, StepResult, Use
+from .results import FAILS, HOLDS, SIMULATED, UNKNOWN, FileReport, LinkResult, StepResult, Use, _sim_ok
 
 JSON_SCHEMA = "stepcheck-report"
 JSON_VERSION = 1
@@ -24,6 +24,7 @@ _UNICODE = {
     HOLDS: "✓",
     FAILS: "✗",
     UNKNOWN: "?",
+    SIMULATED: "~",
     "on": "●",
     "off": "·",
     "dash": "—",
@@ -32,6 +33,7 @@ _ASCII = {
     HOLDS: "[ok]",
     FAILS: "[FAIL]",
     UNKNOWN: "[??]",
+    SIMULATED: "[sim]",
     "on": "x",
     "off": ".",
     "dash": "-",
@@ -42,6 +44,7 @@ _STYLE = {
     HOLDS: "\x1b[1;32m",
     FAILS: "\x1b[1;31m",
     UNKNOWN: "\x1b[1;33m",
+    SIMULATED: "\x1b[1;34m",
     "bold": "\x1b[1m",
     "dim": "\x1b[2m",
     "head": "\x1b[1;36m",
@@ -177,12 +180,13 @@ def _render_link(
         for h, items in _link_tail(link, why):
             out.extend(" " * n + p("dim", t) for t in _wrap_items(h, items, n))
     sub = " " * (len(lead) + mark_w + 1)
-    if why and link.message and link.status == HOLDS:
-        out.append(sub + p("dim", link.message))
+    if link.message and (link.status == HOLDS or link.status == SIMULATED) and (why or link.show_message):
+        out.extend(sub + p("dim", line) for line in link.message.splitlines())
     if link.status != HOLDS:
         for d in link.diagnostics:
             out.extend(_indent(d.render(sources, color=p.color), len(sub)))
-        if link.message and not link.diagnostics and not _mentioned(link.message, link.diagnostics):
+        if link.message and not link.diagnostics and link.status != SIMULATED \
+                and not _mentioned(link.message, link.diagnostics):
             out.append(sub + link.message)
         if link.residual and not _mentioned(link.residual, link.diagnostics):
             out.append(sub + "residual: " + link.residual)
@@ -201,9 +205,11 @@ def _render_link(
 
 
 def _render_step(step: StepResult, p: _Painter, sources: dict, *, why: bool, quiet: bool) -> list[str]:
-    word = "refute" if step.kind == "refute" else "step"
+    word = step.kind if step.kind in ("refute", "check", "simulate") else "step"
     head = f"{p('bold', word + ' ' + step.name)}: {step.statement}"
-    if step.status != HOLDS:
+    if step.status == SIMULATED:
+        head += "  " + p(SIMULATED, "(simulated: evidence, not a proof)" if _sim_ok(step) else "(simulated: INCONSISTENT)")
+    elif step.status != HOLDS:
         head += "  " + p(step.status, f"({step.status})")
     links = [l for l in step.links if not quiet or l.status != HOLDS]
     heads = [_display_width(f"{l.rel} {l.rhs}") for l in links]
@@ -214,6 +220,8 @@ def _render_step(step: StepResult, p: _Painter, sources: dict, *, why: bool, qui
     out = [head]
     for link in links:
         out.extend(_render_link(link, p, sources, why=why, link_col=link_col, compact=compact))
+    for label, text in step.why.items():  # verify --why
+        out.append(f"  without {label}: {text}")
     return out
 
 
@@ -227,6 +235,7 @@ def summary_line(report: FileReport) -> str:
     return (
         f"{_plural(len(report.steps), 'step')}, {_plural(nlinks, 'link')}: "
         f"{c.get(HOLDS, 0)} holds, {c.get(FAILS, 0)} fails, {c.get(UNKNOWN, 0)} unknown"
+        + (f", {c[SIMULATED]} simulated" if c.get(SIMULATED) else "")
     )
 
 
@@ -237,13 +246,14 @@ def verdict(report: FileReport) -> tuple[str, str]:
     if report.fatal:
         return FAILS, f"NOT verified: {_plural(len(report.errors), 'input error')} (see above); the rest was checked"
     c = report.counts()
-    nerr = len(report.errors)
+    nerr = len(report.errors) + len([d for d in report.link_errors
+                                     if d.code and "unneeded" in d.code])
     bad = []
     if c.get(FAILS, 0):
         bad.append(f"{c[FAILS]} fails")
     if c.get(UNKNOWN, 0):
         bad.append(f"{c[UNKNOWN]} unknown")
-    steps_bad = [s for s in report.steps if s.status != HOLDS]
+    steps_bad = [s for s in report.steps if s.status != HOLDS and not _sim_ok(s)]
     if not bad and steps_bad:
         bad.append(f"{_plural(len(steps_bad), 'step')} not holding")
     if nerr:
@@ -253,6 +263,8 @@ def verdict(report: FileReport) -> tuple[str, str]:
         return FAILS if (c.get(FAILS, 0) or nerr) else UNKNOWN, "NOT verified: " + ", ".join(bad) + tail
     if not report.steps:
         return HOLDS, "verified: nothing to check (no steps)"
+    if c.get(SIMULATED, 0):
+        return HOLDS, f"verified: every step holds ({_plural(c[SIMULATED], 'simulation')} consistent: evidence, not proof)"
     return HOLDS, "verified: every step holds"
 
 
@@ -288,7 +300,8 @@ def render_matrix(report: FileReport, p: _Painter) -> list[str]:
     full = name_w + sum(gap + _display_width(lab) for lab, _ in cols)
     numbered = full > WIDTH
     headers = [str(i + 1) if numbered else lab for i, (lab, _) in enumerate(cols)]
-    widths = [max(_display_width(h), 1) for h in headers]
+    has_why = any(s.why for s in report.steps)
+    widths = [max(_display_width(h), 2 if has_why else 1) for h in headers]
     out = [p("head", "step-by-assumption matrix") + f" ({on} = the step rests on it)"]
     row = _pad("step", name_w) + "".join(" " * gap + _pad(h, w, "^") for h, w in zip(headers, widths))
     out.append(p("bold", row.rstrip()))
@@ -296,7 +309,8 @@ def render_matrix(report: FileReport, p: _Painter) -> list[str]:
         rests = set(s.rests_on)
         cells = []
         for (lab, _), w in zip(cols, widths):
-            cells.append(" " * gap + (_pad(on, w, "^").replace(on, p("on", on)) if lab in rests else _pad(off, w, "^")))
+            mark = on + _why_mark(s, lab) if lab in rests else off
+            cells.append(" " * gap + (_pad(mark, w, "^").replace(on, p("on", on)) if lab in rests else _pad(off, w, "^")))
         out.append((_pad(s.name, name_w) + "".join(cells)).rstrip())
     legend = []
     for i, (lab, kind) in enumerate(cols):
@@ -311,6 +325,33 @@ def render_matrix(report: FileReport, p: _Painter) -> list[str]:
             line = "        "
         line += piece
     out.append(line.rstrip())
+    if has_why:
+        out.append(f"--why: {on}! = needed (a counterexample without it), {on}? = not shown to be needed")
+    return out
+
+
+def _why_mark(step: StepResult, label: str) -> str:
+    """``!`` needed, ``?`` not shown to be needed, nothing when --why did not look."""
+    w = step.why.get(label)
+    if w is None:
+        return ""
+    return "!" if w.startswith("needed") else "?"
+
+
+def _display_order(steps: list[StepResult]) -> list[StepResult]:
+    """File order, except that a `simulate ... by STEP` is shown right after STEP."""
+    after: dict[str, list[StepResult]] = {}
+    names = {s.name for s in steps if s.kind != "simulate"}
+    for s in steps:
+        if s.kind == "simulate" and s.steps_cited and s.steps_cited[0] in names:
+            after.setdefault(s.steps_cited[0], []).append(s)
+    moved = {id(x) for xs in after.values() for x in xs}
+    out = []
+    for s in steps:
+        if id(s) in moved:
+            continue
+        out.append(s)
+        out.extend(after.get(s.name, []))
     return out
 
 
@@ -334,8 +375,8 @@ def _render_file(report: FileReport, p: _Painter, *, why: bool, quiet: bool) -> 
     for d in diags:
         out.append("")
         out.extend(d.render(sources, color=p.color).splitlines())
-    for s in report.steps:
-        if quiet and s.status == HOLDS:
+    for s in _display_order(report.steps):
+        if quiet and (s.status == HOLDS or _sim_ok(s)):
             continue
         out.append("")
         out.extend(_render_step(s, p, sources, why=why, quiet=quiet))
@@ -399,6 +440,8 @@ def totals(reports: list[FileReport]) -> dict:
         c = _counts(r)
         for k in ("steps", "links", HOLDS, FAILS, UNKNOWN, "errors", "warnings"):
             t[k] += c[k]
+        if c.get(SIMULATED):
+            t[SIMULATED] = t.get(SIMULATED, 0) + c[SIMULATED]
         t["unreadable"] += 1 if r.fatal else 0
     t["exit_code"] = exit_code(reports)
     return t
@@ -414,7 +457,7 @@ def file_status(report: FileReport) -> str:
         return "error"
     if any(s.status == FAILS for s in report.steps) or report.errors:
         return FAILS
-    if all(s.status == HOLDS for s in report.steps):
+    if all(s.status == HOLDS or _sim_ok(s) for s in report.steps):
         return HOLDS
     return UNKNOWN
 
@@ -429,6 +472,7 @@ def _counts(r: FileReport) -> dict:
         HOLDS: c.get(HOLDS, 0),
         FAILS: c.get(FAILS, 0),
         UNKNOWN: c.get(UNKNOWN, 0),
+        **({SIMULATED: c[SIMULATED]} if c.get(SIMULATED) else {}),  # only when a file simulates
         "errors": len(r.errors) + sum(
             1 for s in r.steps for l in s.links for d in l.diagnostics if d.severity == "error"
         ),
@@ -472,7 +516,9 @@ def _step_json(s: StepResult) -> dict:
         "status": s.status,
         "rests_on": list(s.rests_on),
         "steps_cited": list(s.steps_cited),
+        "why": dict(s.why),
         "links": [_link_json(l) for l in s.links],
+        "simulation": s.simulation,
     }
 
 

@@ -12,6 +12,10 @@ from .errors import Diagnostic, Span
 HOLDS = "holds"
 FAILS = "fails"
 UNKNOWN = "unknown"
+# a `simulate` statement: evidence, never a proof.  A consistent simulation
+# does not make a file fail (exit 0 is allowed); an inconsistent one carries
+# an error diagnostic on its link, which makes the file fail (exit 1).
+SIMULATED = "simulated"
 
 # kinds of assumptions (used for reports and colours)
 KINDS = (
@@ -71,6 +75,8 @@ class LinkResult:
     # the two sides as sympy expressions (for typesetting; None when they did not elaborate)
     lhs_expr: object = field(default=None, repr=False, compare=False)
     rhs_expr: object = field(default=None, repr=False, compare=False)
+    # numeric claims: the message (the exact value, the allowed interval) is shown whatever the status
+    show_message: bool = False
 
 
 @dataclass
@@ -84,6 +90,10 @@ class StepResult:
     status: str
     rests_on: list[str] = field(default_factory=list)  # assumption labels, transitively
     steps_cited: list[str] = field(default_factory=list)
+    # `simulate`: estimate, low, high, samples, seed, confidence, claimed, consistent
+    simulation: dict | None = None
+    # verify --why: assumption label -> "needed (witness: ...)" / "not shown to be needed (...)"
+    why: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -105,8 +115,14 @@ class FileReport:
     fatal: bool = False  # the file could not be read or parsed: no steps checked
 
     @property
+    def link_errors(self) -> list[Diagnostic]:
+        """Error diagnostics attached to links (e.g. unneeded citations under --strict)."""
+        return [d for s in self.steps for lk in s.links for d in lk.diagnostics if d.severity == "error"]
+
+    @property
     def ok(self) -> bool:
-        return not self.fatal and not self.errors and all(s.status == HOLDS for s in self.steps)
+        return (not self.fatal and not self.errors and all(s.status == HOLDS or _sim_ok(s) for s in self.steps)
+                and not self.link_errors)
 
     def exit_code(self) -> int:
         if self.fatal:
@@ -114,8 +130,15 @@ class FileReport:
         return 0 if self.ok else 1
 
     def counts(self) -> dict[str, int]:
-        c = {HOLDS: 0, FAILS: 0, UNKNOWN: 0}
+        c = {HOLDS: 0, FAILS: 0, UNKNOWN: 0}  # "simulated" appears when a file simulates
         for s in self.steps:
             for link in s.links:
                 c[link.status] = c.get(link.status, 0) + 1
         return c
+
+
+def _sim_ok(s: StepResult) -> bool:
+    """A simulated step that does not stop a file from verifying: consistent, no error attached."""
+    if s.status != SIMULATED or not s.simulation or not s.simulation.get("consistent"):
+        return False
+    return not any(d.severity == "error" for link in s.links for d in link.diagnostics)

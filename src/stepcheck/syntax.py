@@ -238,7 +238,85 @@ class Step:
     under: list[Ref] = field(default_factory=list)  # for refute ... under REFS
 
 
-Statement = Union[Derivation, Source, Let, Random, RealDecl, Define, Use, Assume, Step]
+# ---------------------------------------------------------------- numeric claims
+
+
+@dataclass
+class Tolerance:
+    """``within TOL`` (absolute) or ``within TOL relative``."""
+
+    value: Expr
+    relative: bool
+    span: Span
+
+
+@dataclass
+class Check:
+    """``check [NAME:] A REL B [within TOL [relative]]``.
+
+    ``rel`` is "≈" (``≈``/``~=``), "~" (order of magnitude) or an exact
+    relation ("=", "<", "<=", ">", ">=", "!=").  ``name`` is None when the
+    check was written without a name (the checker calls it ``check_<line>``).
+    """
+
+    name: Name | None
+    lhs: Expr
+    rel: str
+    rhs: Expr
+    tol: Tolerance | None
+    span: Span
+
+
+@dataclass
+class TableRow:
+    """One row ``EXPR REL [c1, c2, ...] [within TOL]`` of a table."""
+
+    expr: Expr
+    rel: str
+    cells: list[Expr]
+    span: Span
+    tol: Tolerance | None = None
+
+    def __iter__(self):  # (expr, rel, cells), as in ``for e, r, cs in table.rows``
+        return iter((self.expr, self.rel, self.cells))
+
+
+@dataclass
+class Table:
+    """``table "title" for x in [v1, v2, ...]:`` and its indented rows."""
+
+    title: str
+    var: Name
+    values: list[Expr]
+    rows: list[TableRow]
+    span: Span
+
+
+@dataclass
+class Binding:
+    """``NAME = EXPR`` after ``where`` or ``with`` in a ``simulate``."""
+
+    name: Name
+    value: Expr
+    span: Span
+
+
+@dataclass
+class Simulate:
+    """``simulate NAME: A ≈ B [where x = v, ...] [with samples = N, seed = S,
+    confidence = C] [by STEP]``."""
+
+    name: Name
+    lhs: Expr
+    rel: str
+    rhs: Expr
+    span: Span
+    where: list[Binding] = field(default_factory=list)
+    options: list[Binding] = field(default_factory=list)
+    proof: Ref | None = None  # the symbolic step that proves the claim
+
+
+Statement = Union[Derivation, Source, Let, Random, RealDecl, Define, Use, Assume, Step, Check, Table, Simulate]
 
 
 @dataclass

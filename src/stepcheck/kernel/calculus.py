@@ -225,6 +225,9 @@ def bounds(x, domain, used: set) -> Iv:
             return Iv(-oo, sympy.Integer(0), True, False)
         return REALS
     if isinstance(x, E):
+        # E of an even power (or a product of even powers) is nonnegative
+        if all(isinstance(f, Pow) and f.exp.is_Integer and f.exp % 2 == 0 for f in Mul.make_args(x.args[0])):
+            return Iv(sympy.Integer(0), oo, False, True)
         return REALS
     raise KernelLimit(f"cannot bound {type(x).__name__}")
 
@@ -266,6 +269,7 @@ def sign_proof(g, strict: bool, domain=symbol_domain) -> tuple[bool, set]:
     """Prove g > 0 (strict) or g >= 0; returns (proved, symbols whose sign was used)."""
     used: set = set()
     try:
+        g = _variances_nonnegative(g)
         g = sympy.factor_terms(g)
         factors = Mul.make_args(g)
         sign = 1
@@ -291,6 +295,22 @@ def sign_proof(g, strict: bool, domain=symbol_domain) -> tuple[bool, set]:
         return (all_strict or not strict), used
     except KernelLimit:
         return False, used
+
+
+def _variances_nonnegative(g):
+    """Write E[Y^2] as v + E[Y]^2 with v = Var(Y) >= 0 (a fresh nonnegative constant).
+
+    Sound for every Y with a finite second moment: the variance is never negative.
+    """
+    subs = {}
+    for a in g.atoms(E):
+        y = a.args[0]
+        sq = E(y**2)
+        if sq in g.atoms(E) and sq not in subs:
+            from .show import show
+
+            subs[sq] = Dummy(f"Var({show(y)})", nonnegative=True) + a**2
+    return sympy.expand(g.xreplace(subs)) if subs else g
 
 
 # ---------------------------------------------------------------- limits, extrema

@@ -1,0 +1,296 @@
+"""Concrete distributions: ``random X ~ Normal(0, 1)``, ``random X_i ~ Rademacher for i in 1..4``.
+
+A declared distribution does two things:
+
+* it gives the symbolic kernel facts about the moments of its variables
+  (kind ``distribution``): E[X] = mean, Var(X) = variance, and the raw
+  moments E[X^2], E[X^3], E[X^4] (all finite for the supported laws), so
+  that a claim about many variables is proved symbolically;
+* it gives :mod:`stepcheck.numeric` exact values: the support and
+  probabilities of a finite law (for enumeration), the CDF of a continuous
+  one (for events), exact moments, and a numpy sampler (for ``simulate``).
+
+Supported (parameters may be numbers or declared symbols; checks that need
+numbers say so):
+
+=====================  =========================================  =================
+law                    meaning                                    support
+=====================  =========================================  =================
+``Normal(μ, σ²)``      mean μ, VARIANCE σ² (not the SD)           continuous
+``Uniform(a, b)``      continuous uniform on [a, b]               continuous
+``Bernoulli(p)``       1 with probability p, else 0               {0, 1}
+``Rademacher``         ±1 with probability 1/2 each               {-1, 1}
+``DiscreteUniform(a, b)`` each integer a..b equally likely        {a, ..., b}
+``Binomial(n, p)``     number of successes in n Bernoulli(p)      {0, ..., n}
+=====================  =========================================  =================
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy
+from sympy import Integer, Rational
+
+from . import syntax as S
+from .errors import error
+
+MAX_SUPPORT = 10_000  # points in one variable's finite support
+FACT_MOMENTS = 4  # raw moments given to the kernel
+
+
+@dataclass
+class Dist:
+    name: str  # "Normal", ...
+    params: tuple  # sympy expressions
+    text: str  # as written, "Normal(0, 1)"
+
+    # ---------------------------------------------------------- facts
+    @property
+    def finite(self) -> bool:
+        return self.name in ("Bernoulli", "Rademacher", "DiscreteUniform", "Binomial")
+
+    @property
+    def continuous(self) -> bool:
+        return self.name in ("Normal", "Uniform")
+
+    def moment(self, k: int) -> sympy.Expr:
+        """E[X^k], exactly (symbolic parameters allowed)."""
+        k = int(k)
+        if k == 0:
+            return Integer(1)
+        n = self.name
+        if n == "Normal":
+            mu, v = self.params
+            # E[(mu + sigma Z)^k] = sum_j C(k, j) mu^(k-j) sigma^j E[Z^j], E[Z^j] = (j-1)!! for even j
+            tot = Integer(0)
+            for j in range(0, k + 1, 2):
+                tot += sympy.binomial(k, j) * mu ** (k - j) * v ** (j // 2) * sympy.factorial2(j - 1)
+            return sympy.expand(tot)
+        if n == "Uniform":
+            a, b = self.params
+            return sympy.factor(sympy.cancel((b ** (k + 1) - a ** (k + 1)) / ((k + 1) * (b - a))))
+        if n == "Bernoulli":
+            return self.params[0]
+        if n == "Rademacher":
+            return Integer(1) if k % 2 == 0 else Integer(0)
+        if n == "DiscreteUniform":
+            a, b = self.params
+            m = sympy.Dummy("m", integer=True)
+            return sympy.factor(sympy.summation(m**k, (m, a, b)) / (b - a + 1))
+        if n == "Binomial":
+            nn, p = self.params
+            # E[X^k] = sum_j S(k, j) n^(j falling) p^j
+            return sympy.expand(sum(sympy.functions.combinatorial.numbers.stirling(k, j) * sympy.ff(nn, j) * p**j
+                                    for j in range(0, k + 1)))
+        raise ValueError(n)
+
+    @property
+    def mean(self):
+        return self.moment(1)
+
+    @property
+    def variance(self):
+        if self.name == "Normal":
+            return self.params[1]
+        if self.name == "Uniform":
+            a, b = self.params
+            return (b - a) ** 2 / 12
+        if self.name == "Bernoulli":
+            p = self.params[0]
+            return p * (1 - p)
+        if self.name == "Binomial":
+            nn, p = self.params
+            return nn * p * (1 - p)
+        if self.name == "DiscreteUniform":
+            a, b = self.params
+            return ((b - a + 1) ** 2 - 1) / Integer(12)
+        return sympy.factor(sympy.expand(self.moment(2) - self.moment(1) ** 2))
+
+    # ---------------------------------------------------------- exact values
+    def numeric_params(self) -> bool:
+        return all(p.is_number for p in self.params)
+
+    def support(self):
+        """[(value, probability)] of a finite law with numeric parameters, or None."""
+        if not self.finite or not self.numeric_params():
+            return None
+        n = self.name
+        if n == "Rademacher":
+            return [(Integer(-1), Rational(1, 2)), (Integer(1), Rational(1, 2))]
+        if n == "Bernoulli":
+            p = self.params[0]
+            return [(Integer(0), 1 - p), (Integer(1), p)]
+        if n == "DiscreteUniform":
+            a, b = (int(x) for x in self.params)
+            if b - a + 1 > MAX_SUPPORT:
+                return None
+            return [(Integer(v), Rational(1, b - a + 1)) for v in range(a, b + 1)]
+        if n == "Binomial":
+            nn, p = int(self.params[0]), self.params[1]
+            if nn + 1 > MAX_SUPPORT:
+                return None
+            return [(Integer(k), sympy.binomial(nn, k) * p**k * (1 - p) ** (nn - k)) for k in range(nn + 1)]
+        return None
+
+    def cdf(self, x):
+        """P(X <= x) for a continuous law (exact sympy expression)."""
+        if self.name == "Normal":
+            mu, v = self.params
+            return (1 + sympy.erf((x - mu) / sympy.sqrt(2 * v))) / 2
+        if self.name == "Uniform":
+            a, b = self.params
+            if x is sympy.oo:
+                return Integer(1)
+            if x is -sympy.oo:
+                return Integer(0)
+            return sympy.Min(sympy.Max((x - a) / (b - a), 0), 1)
+        raise ValueError(self.name)
+
+    # ---------------------------------------------------------- sampling
+    def sampler(self, params=None):
+        """A function (rng, shape) -> numpy array drawing from this law."""
+        ps = [float(p) for p in (params if params is not None else self.params)]
+        n = self.name
+        if n == "Normal":
+            mu, sd = ps[0], ps[1] ** 0.5
+            return lambda rng, shape: rng.normal(mu, sd, shape)
+        if n == "Uniform":
+            a, b = ps
+            return lambda rng, shape: rng.uniform(a, b, shape)
+        if n == "Bernoulli":
+            p = ps[0]
+            return lambda rng, shape: (rng.random(shape) < p).astype(float)
+        if n == "Rademacher":
+            return lambda rng, shape: rng.integers(0, 2, shape).astype(float) * 2 - 1
+        if n == "DiscreteUniform":
+            a, b = int(ps[0]), int(ps[1])
+            return lambda rng, shape: rng.integers(a, b + 1, shape).astype(float)
+        if n == "Binomial":
+            nn, p = int(ps[0]), ps[1]
+            return lambda rng, shape: rng.binomial(nn, p, shape).astype(float)
+        raise ValueError(n)
+
+
+ARITY = {"Normal": 2, "Uniform": 2, "Bernoulli": 1, "Rademacher": 0, "DiscreteUniform": 2, "Binomial": 2}
+PARAM_TEXT = {
+    "Normal": "Normal(μ, σ²) (mean and VARIANCE)",
+    "Uniform": "Uniform(a, b)",
+    "Bernoulli": "Bernoulli(p)",
+    "Rademacher": "Rademacher",
+    "DiscreteUniform": "DiscreteUniform(a, b)",
+    "Binomial": "Binomial(n, p)",
+}
+
+
+def _validate(name, args, node):
+    """Reject parameters that are certainly invalid (numbers known to be out of range)."""
+
+    def bad(msg):
+        raise error(f"invalid parameters for `{name}`: {msg}", node.span, "invalid",
+                    help=f"write {PARAM_TEXT[name]}", code="E-distribution")
+
+    def is_false(cond):
+        return cond == sympy.false
+
+    if name == "Normal" and (args[1].is_positive is False):
+        bad("the variance σ² must be positive")
+    if name == "Uniform" and all(a.is_number for a in args) and is_false(sympy.Lt(args[0], args[1])):
+        bad("it needs a < b")
+    if name in ("Bernoulli", "Binomial"):
+        p = args[-1]
+        if p.is_number and not (0 <= p <= 1):
+            bad("the probability p must lie in [0, 1]")
+    if name == "Binomial":
+        n = args[0]
+        if (n.is_number and not (n.is_Integer and n >= 1)) or n.is_integer is False:
+            bad("n must be a positive whole number")
+    if name == "DiscreteUniform":
+        a, b = args
+        if a.is_integer is False or b.is_integer is False:
+            bad("the bounds must be whole numbers")
+        if a.is_number and b.is_number and a > b:
+            bad("it needs a <= b")
+
+
+def make(d, args) -> Dist:
+    """A :class:`Dist` from the declaration's AST (``Call`` or ``Name``) and elaborated parameters."""
+    name = d.func if isinstance(d, S.Call) else d.name
+    if name not in ARITY:
+        raise error(f"the distribution `{name}` is not supported by this version", d.span,
+                    help="supported: " + ", ".join(PARAM_TEXT.values()), code="E-unsupported")
+    want = ARITY[name]
+    if len(args) != want:
+        raise error(f"`{name}` takes {want} parameter{'s' if want != 1 else ''}, not {len(args)}", d.span,
+                    help=f"write {PARAM_TEXT[name]}", code="E-arity")
+    for a, node in zip(args, d.args if isinstance(d, S.Call) else []):
+        if a.has(sympy.Indexed) or isinstance(a, sympy.MatrixBase):
+            raise error("a distribution's parameters must be numbers or declared constants", node.span,
+                        code="E-distribution")
+    _validate(name, args, d)
+    return Dist(name, tuple(args), name if not args else f"{name}({', '.join(str(a) for a in args)})")
+
+
+# ------------------------------------------------------------------ registry
+
+
+@dataclass
+class Declared:
+    """A declared distribution: the variable (a Symbol) or the family (its name)."""
+
+    dist: Dist
+    label: str  # the fact label, "X_i ~ Rademacher"
+    family: str | None  # the family's base name, or None for a single variable
+    symbol: object = None  # the sympy Symbol of a single variable
+
+
+def registry(checker) -> dict:
+    """name -> Declared (family base name or variable name), kept on the checker."""
+    reg = checker.__dict__.get("_distributions")
+    if reg is None:
+        reg = checker.__dict__["_distributions"] = {}
+    return reg
+
+
+def lookup(checker, var):
+    """The :class:`Declared` law of a random variable (a Symbol or an Indexed), or None."""
+    reg = registry(checker)
+    if isinstance(var, sympy.Indexed):
+        return reg.get(str(var.base.label))
+    return reg.get(str(var))
+
+
+def declare(checker, st: S.Random):
+    """Called by ``Checker.distribution``: register the law and give the kernel its moment facts."""
+    from .elaborate import Elaborator
+    from .kernel import EqFact
+    from .kernel.objects import E, Var
+    from .results import AssumptionInfo
+
+    d = st.distribution
+    el = Elaborator(checker.scope)
+    args = [el.expr(a) for a in d.args] if isinstance(d, S.Call) else []
+    dist = make(d, args)
+    mean, var = dist.mean, dist.variance
+    moments = {k: dist.moment(k) for k in range(2, FACT_MOMENTS + 1)}
+    for nm in st.names:
+        label = f"{nm.name} ~ {checker.src(d.span).lstrip('~ ') or dist.name}"
+        if st.family is not None:
+            base = nm.name[: -len(st.family.var.name) - 1]
+            fam = checker.scope.families[base]
+            idx = sympy.Dummy(st.family.var.name, integer=True)
+            checker.scope.index_ranges[idx] = (fam.lo, fam.hi)
+            x, free = fam.base[idx], (idx,)
+            registry(checker)[base] = Declared(dist, label, base)
+        else:
+            x, free = checker.scope.symbols[nm.name], ()
+            registry(checker)[nm.name] = Declared(dist, label, None, x)
+        checker.scope.distributions[nm.name] = (d, d.span)
+        facts = [EqFact(label, E(x), mean, free=free, text=f"E[{nm.name}] = {mean}"),
+                 EqFact(label, Var(x), var, free=free, text=f"Var({nm.name}) = {var}")]
+        for k, m in moments.items():
+            facts.append(EqFact(label, E(x**k), m, free=free, text=f"E[{nm.name}^{k}] = {m}"))
+        checker.facts[label] = facts
+        checker.fact_kinds[label] = "distribution"
+        checker.labels_span[label] = d.span
+        shown = [f"E = {mean}", f"Var = {var}"] + [f"E[X^{k}] = {m}" for k, m in moments.items()]
+        checker.rep.assumptions.append(AssumptionInfo(label, "distribution", shown, ["distribution"], d.span))

@@ -1,0 +1,295 @@
+"""Finite models: exact evaluation, the counterexample finder, refute, --why, cross-checks."""
+from __future__ import annotations
+
+import glob
+import json
+from fractions import Fraction as F
+
+import pytest
+import sympy
+from sympy import IndexedBase, KroneckerDelta, Sum, Symbol
+
+from stepcheck.checker import check_file, check_text
+from stepcheck.kernel.context import Decls, EqFact, IndepFact
+from stepcheck.kernel.objects import SD, Cov, E, Var
+from stepcheck.models import (
+    Group,
+    Model,
+    NotFound,
+    Witness,
+    _functional_pair,
+    _perturbed_pair,
+    _quantile_coupling,
+    evaluate,
+    find_counterexample,
+    marginal_options,
+    random_models,
+    satisfies,
+    violates,
+)
+
+X, Y = Symbol("X", real=True), Symbol("Y", real=True)
+d = Symbol("d_k", integer=True, positive=True)
+i = Symbol("i", integer=True)
+j = Symbol("j", integer=True)
+q, k = IndexedBase("q", real=True), IndexedBase("k", real=True)
+
+XY = Decls(random_symbols=frozenset({X, Y}), order={"X": 0, "Y": 1})
+QK = Decls(random_families=frozenset({"q", "k"}), index_ranges={i: (1, d), j: (1, d)},
+           family_ranges={"q": (1, d), "k": (1, d)}, order={"d_k": 0, "q": 1, "k": 2})
+
+INDEP = [IndepFact("indep", families=("q", "k"))]
+MEAN0 = [EqFact("mean0", E(q[i]), sympy.Integer(0), free=(i,)), EqFact("mean0", E(k[i]), sympy.Integer(0), free=(i,))]
+VAR1 = [EqFact("var1", Var(q[i]), sympy.Integer(1), free=(i,)), EqFact("var1", Var(k[i]), sympy.Integer(1), free=(i,))]
+UNCORR = [EqFact("uncorr", Cov(X, Y), sympy.Integer(0))]
+VAR_SUM = Var(Sum(q[i] * k[i], (i, 1, d)))
+
+
+def single(key, law):
+    return Group((key,), [((F(v),), F(p)) for v, p in law])
+
+
+# ------------------------------------------------------------------ evaluation
+
+
+def test_evaluate_exact_moments():
+    m = Model(groups=[single(X, [(-1, "1/3"), (0, "1/2"), (2, "1/6")]), single(Y, [(1, "1/2"), (3, "1/2")])])
+    assert evaluate(E(X), m, XY) == 0
+    assert evaluate(E(X**2), m, XY) == 1
+    assert evaluate(Var(X), m, XY) == 1
+    assert evaluate(E(X**3), m, XY) == 1  # (-1)/3 + 8/6
+    assert evaluate(Var(Y), m, XY) == 1
+    assert evaluate(Cov(X, Y), m, XY) == 0  # separate groups: independent
+    assert evaluate(E(X * Y), m, XY) == 0
+    assert evaluate(SD(2 * Y), m, XY) == 2
+    assert evaluate(Var(X + Y), m, XY) == 2
+
+
+def test_evaluate_sqrt_is_exact():
+    m = Model(groups=[single(X, [(-1, "1/2"), (1, "1/2")]), single(Y, [(0, "1/2"), (2, "1/2")])])
+    assert evaluate(SD(X + Y), m, XY) == sympy.sqrt(2)
+    assert evaluate(Var(X / sympy.sqrt(2)), m, XY) == F(1, 2)
+
+
+def test_evaluate_joint_sum_delta_and_free_index():
+    m = Model(dims={d: 2}, groups=[
+        Group((("q", 1), ("k", 1)), [((F(1), F(1)), F(1, 2)), ((F(-1), F(-1)), F(1, 2))]),
+        single(("q", 2), [(-1, "1/2"), (1, "1/2")]), single(("k", 2), [(-1, "1/2"), (1, "1/2")])])
+    assert evaluate(E(q[i] * k[i]), m, QK, {i: 1}) == 1
+    assert evaluate(E(q[i] * k[i]), m, QK, {i: 2}) == 0
+    assert evaluate(VAR_SUM, m, QK) == 1  # Var(q_1 k_1) = 0 (it is 1 always), Var(q_2 k_2) = 1
+    assert evaluate(Sum(KroneckerDelta(i, j), (i, 1, d)), m, QK, {j: 2}) == 1
+    assert evaluate(Cov(q[1] * k[1], q[2]), m, QK) == 0
+
+
+# ------------------------------------------------------------------ constraints solved exactly
+
+
+@pytest.mark.parametrize("mean,var", [(F(0), F(1)), (F(1), F(1)), (F(0), F(3)), (F(2), F(1, 4)), (F(0), F(2))])
+def test_marginal_options_meet_their_moments_exactly(mean, var):
+    opts = marginal_options(mean, var)
+    assert opts
+    for mg in opts:
+        assert sum(p for _, p in mg) == 1 and all(p > 0 for _, p in mg)
+        m = sum((p * sympy.nsimplify(v) for v, p in mg), sympy.Integer(0)) if not all(isinstance(v, F) for v, _ in mg) \
+            else sum(p * v for v, p in mg)
+        s2 = sum((p * sympy.nsimplify(v) ** 2 for v, p in mg), sympy.Integer(0)) if not all(isinstance(v, F) for v, _ in mg) \
+            else sum(p * v * v for v, p in mg)
+        assert sympy.simplify(sympy.nsimplify(m) - sympy.Rational(mean.numerator, mean.denominator)) == 0
+        assert sympy.simplify(sympy.nsimplify(s2 - m**2) - sympy.Rational(var.numerator, var.denominator)) == 0
+
+
+def test_model_with_zero_mean_and_unit_variance_is_found():
+    models = random_models(QK, {"mean0": MEAN0, "var1": VAR1, "indep": INDEP}, n=3, seed=1, exprs=[VAR_SUM],
+                           seconds=2.0)
+    assert models
+    for m in models:
+        for f in MEAN0 + VAR1 + INDEP:
+            assert satisfies(f, m, QK)
+        assert evaluate(VAR_SUM, m, QK) == m.dims[d]  # the theorem, on an independent model
+
+
+# ------------------------------------------------------------------ product vs joint distributions
+
+
+def test_product_satisfies_independence_and_coupling_violates_it():
+    pm = [(F(-1), F(1, 2)), (F(1), F(1, 2))]
+    prod = Model(dims={d: 1}, groups=[Group((("q", 1),), [((v,), p) for v, p in pm]),
+                                      Group((("k", 1),), [((v,), p) for v, p in pm])])
+    assert satisfies(INDEP[0], prod, QK)
+    joint = Model(dims={d: 1}, groups=[_quantile_coupling([("q", 1), ("k", 1)], [pm, pm], [False, False])])
+    assert not satisfies(INDEP[0], joint, QK)
+    assert violates(INDEP[0], joint, QK)
+    for f in MEAN0 + VAR1:  # the marginals are kept by the coupling
+        assert satisfies(f, joint, QK)
+    # an independent joint table written as one group still counts as independent
+    table = Model(dims={d: 1}, groups=[Group((("q", 1), ("k", 1)),
+                                             [((a, b), F(1, 4)) for a in (F(-1), F(1)) for b in (F(-1), F(1))])])
+    assert satisfies(INDEP[0], table, QK)
+
+
+def test_uncorrelated_but_dependent_couplings():
+    import random
+
+    g = _functional_pair(X, Y, (None, None), (None, None), XY)
+    m = Model(groups=[g])
+    assert g.desc == "Y = X^2 - 2/3"
+    assert satisfies(UNCORR[0], m, XY)
+    assert evaluate(Var(X + Y), m, XY) == evaluate(Var(X) + Var(Y), m, XY)
+    assert not satisfies(IndepFact("ind", members=(X, Y)), m, XY)
+    mx = ((F(-1), F(1, 3)), (F(0), F(1, 3)), (F(1), F(1, 3)))
+    found = 0
+    for seed in range(20):
+        gp = _perturbed_pair(X, Y, mx, mx, random.Random(seed), keep_cov=True)
+        if gp is None:
+            continue
+        mp = Model(groups=[gp])
+        assert satisfies(UNCORR[0], mp, XY)
+        assert evaluate(E(X), mp, XY) == 0 and evaluate(Var(Y), mp, XY) == F(2, 3)
+        found += not satisfies(IndepFact("ind", members=(X, Y)), mp, XY)
+    assert found
+
+
+# ------------------------------------------------------------------ the finder
+
+
+def _recheck(w: Witness, keep: dict, decls):
+    assert isinstance(w, Witness)
+    for lab in w.satisfies:
+        for f in keep[lab]:
+            assert satisfies(f, w.model, decls), lab
+
+
+def test_finder_refutes_without_each_assumption_and_rechecks():
+    facts = {"indep": INDEP, "mean0": MEAN0, "var1": VAR1}
+    for drop in facts:
+        keep = {lab: fs for lab, fs in facts.items() if lab != drop}
+        w = find_counterexample(VAR_SUM, d, QK, keep, {drop: facts[drop]}, seconds=3)
+        _recheck(w, keep, QK)
+        assert w.violates == [drop]
+        assert evaluate(VAR_SUM, w.model, QK) == w.lhs_value != w.rhs_value
+    w = find_counterexample(E(q[i] * k[i]), sympy.Integer(0), QK, {"mean0": MEAN0, "var1": VAR1}, {"indep": INDEP})
+    assert "(q_1, k_1) = (-1, -1) or (1, 1), each with probability 1/2" in w.text
+    assert "satisfies mean0, var1; violates indep" in w.text
+    assert "E[q_1 k_1] = 1, but the step claims 0" in w.text
+    assert w.assignment == {"i": 1}
+
+
+def test_finder_is_deterministic():
+    a = find_counterexample(Var(X + Y), Var(X) + Var(Y), XY, {}, seed=3)
+    b = find_counterexample(Var(X + Y), Var(X) + Var(Y), XY, {}, seed=3)
+    assert a.text == b.text
+
+
+@pytest.mark.parametrize("lhs,rhs,keep,decls", [
+    (Var(X + Y), Var(X) + Var(Y) + 2 * Cov(X, Y), {}, XY),
+    (E(3 * X - 2 * Y + 5), 3 * E(X) - 2 * E(Y) + 5, {}, XY),
+    (Var(X + Y), Var(X) + Var(Y), {"uncorr": UNCORR}, XY),
+    (E(q[i] * k[i]), E(q[i]) * E(k[i]), {"indep": INDEP}, QK),
+    (VAR_SUM, d, {"indep": INDEP, "mean0": MEAN0, "var1": VAR1}, QK),
+    (Var(Sum(q[i] * k[i], (i, 1, d)) / sympy.sqrt(d)), 1, {"indep": INDEP, "mean0": MEAN0, "var1": VAR1}, QK),
+])
+def test_finder_never_refutes_a_true_statement(lhs, rhs, keep, decls):
+    r = find_counterexample(lhs, sympy.sympify(rhs), decls, keep, seconds=0.6)
+    assert isinstance(r, NotFound) and not r
+    assert r.reason  # the bound that stopped it is reported
+
+
+def test_hitting_the_bound_is_reported():
+    r = find_counterexample(Var(X + Y), Var(X) + Var(Y) + 2 * Cov(X, Y), XY, {}, seconds=0.2)
+    assert not r and ("time limit" in r.reason or "candidate models" in r.reason)
+
+
+# ------------------------------------------------------------------ refute and the checker
+
+HEAD = """\
+let d_k: positive integer
+let i: index 1..d_k
+random q_i, k_i for i in 1..d_k
+assume indep: independent(q, k)
+assume mean0: E[q_i] = 0, E[k_i] = 0
+assume var1:  Var(q_i) = 1, Var(k_i) = 1
+"""
+
+
+@pytest.mark.parametrize("claim", [
+    "refute r: E[q_i k_i] = 0 under mean0, var1",
+    "refute r: Var(q_i k_i) = 1 under indep, var1",
+    "refute r: Var(sum(i=1..d_k, q_i k_i)) = d_k under indep, mean0",
+    "refute r: Var(sum(i=1..d_k, q_i k_i) / d_k) = 1",
+])
+def test_refutations_that_hold(claim):
+    rep = check_text(HEAD + claim + "\n", cross_check=False)
+    (s,) = rep.steps
+    assert s.kind == "refute" and s.status == "holds", s.links[0].message
+    assert s.links[0].counterexample
+    assert rep.exit_code() == 0
+
+
+@pytest.mark.parametrize("claim", [
+    "refute r: E[q_i k_i] = 0 under indep, mean0",
+    "refute r: Var(sum(i=1..d_k, q_i k_i)) = d_k",
+    "refute r: E[q_i + k_i] = E[q_i] + E[k_i]",
+])
+def test_refutations_of_true_statements_fail(claim):
+    rep = check_text(HEAD + claim + "\n", cross_check=False)
+    (s,) = rep.steps
+    assert s.status == "fails"
+    assert any(dg.code == "E-refute-proved" for dg in s.links[0].diagnostics)
+    assert rep.exit_code() == 1
+
+
+def test_failed_link_gets_a_counterexample():
+    rep = check_file("derivations/bad/wrong_step.step")
+    (link,) = rep.steps[0].links
+    assert link.status == "fails"
+    assert "d_k = 2" in link.counterexample and "satisfies indep, mean0, var1" in link.counterexample
+
+
+def test_why_assumptions_derivation_verifies():
+    rep = check_file("derivations/why_assumptions.step")
+    assert rep.exit_code() == 0, [(s.name, s.status) for s in rep.steps]
+    by = {s.name: s for s in rep.steps}
+    cx = by["uncorr_not_indep"].links[0].counterexample
+    assert "X = -1, 0 or 1, each with probability 1/3; Y = X^2 - 2/3" in cx
+
+
+def test_why_marks_every_assumption_needed(capsys):
+    from stepcheck.cli import main
+
+    rc = main(["--why", "--color", "never", "derivations/var_dot.step"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    for lab in ("indep", "mean0", "var1"):
+        assert f"without {lab}: needed (witness:" in out
+    row = next(line for line in out.splitlines() if line.startswith("var_sum "))
+    assert row.count("●!") == 3 or row.count("x!") == 3
+    rep = check_file("derivations/var_dot.step", why=True)
+    why = {s.name: s.why for s in rep.steps}["var_sum"]
+    assert set(why) == {"indep", "mean0", "var1"} and all(v.startswith("needed") for v in why.values())
+    from stepcheck.report import to_json
+
+    data = json.loads(json.dumps(to_json([rep], why=True)))
+    step = next(s for s in data["files"][0]["steps"] if s["name"] == "var_sum")
+    assert step["why"]["indep"].startswith("needed (witness: d_k = 1;")
+
+
+# ------------------------------------------------------------------ soundness cross-check
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob("derivations/*.step") + glob.glob("derivations/bad/*.step")))
+def test_no_soundness_disagreement_in_shipped_derivations(path):
+    rep = check_file(path, cross_check=True)
+    assert not [dg for dg in rep.diagnostics if dg.code == "E-internal-soundness"]
+
+
+def test_cross_check_catches_an_unsound_kernel(monkeypatch):
+    from stepcheck.kernel import prove
+
+    def liar(self, lhs, rhs, cands, rel="="):
+        return prove.Outcome("holds", used=list(cands), rules=["algebra"])
+
+    monkeypatch.setattr(prove.LinkProver, "prove", liar)
+    rep = check_text("random X, Y\nstep bad: E[X Y] = E[X] E[Y]\n")
+    assert [dg.code for dg in rep.diagnostics] == ["E-internal-soundness"]
+    assert rep.steps[0].links[0].status == "unknown" and rep.exit_code() == 1
