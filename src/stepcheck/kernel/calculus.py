@@ -266,11 +266,26 @@ def symbol_domain(s, used: set) -> Iv:
 
 
 def sign_proof(g, strict: bool, domain=symbol_domain) -> tuple[bool, set]:
-    """Prove g > 0 (strict) or g >= 0; returns (proved, symbols whose sign was used)."""
+    """Prove g > 0 (strict) or g >= 0; returns (proved, symbols whose sign was used).
+
+    First on the factors of ``factor_terms(g)``; then, for small expressions,
+    on the factors of ``factor(together(g))`` (which finds squares such as
+    1/4 - p + p^2 = (2p - 1)^2 / 4).
+    """
+    g = _variances_nonnegative(g)
+    ok, used = _sign_of_factors(sympy.factor_terms(g), strict, domain)
+    if ok or sympy.count_ops(g) > 200:
+        return ok, used
+    try:
+        f = sympy.factor(sympy.together(g))
+    except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
+        return False, used
+    return _sign_of_factors(f, strict, domain)
+
+
+def _sign_of_factors(g, strict: bool, domain) -> tuple[bool, set]:
     used: set = set()
     try:
-        g = _variances_nonnegative(g)
-        g = sympy.factor_terms(g)
         factors = Mul.make_args(g)
         sign = 1
         all_strict = True
