@@ -450,6 +450,10 @@ class Checker:
         all_labels += list(self.facts)
         all_labels = self.relevant(all_labels, lhs, rhs)
         candidates = cited if lk.has_by else all_labels
+        if lk.has_by:
+            # declared distributions are part of the declarations: usable without citing them
+            candidates = candidates + [c for c in all_labels
+                                       if self.fact_kinds.get(c) == "distribution" and c not in candidates]
         if self.contradiction & set(candidates):
             lr.status = UNKNOWN
             lr.message = "rests on contradictory assumptions: " + ", ".join(sorted(self.contradiction))

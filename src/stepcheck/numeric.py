@@ -445,7 +445,9 @@ def _exact(x) -> str:
     """``erf(sqrt(2)/2) = 0.6826894921`` (the exact form when it is short and not a plain number)."""
     shown = fmt(x)
     if not x.is_Rational:
-        t = str(x)
+        from .kernel.show import show
+
+        t = show(x)
         if len(t) <= 40:
             return f"{t} = {shown}"
     return shown

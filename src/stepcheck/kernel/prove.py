@@ -179,10 +179,18 @@ class LinkProver:
                     key = (f, tuple(combo), tuple(bounds), nz.free, nz.range_ok, tuple(nz.indep))
                     got = self._inst_cache.get(key)
                     if got is None:
-                        got = nz.expr(base.xreplace(asg) if asg else base)
+                        b = base.xreplace(asg) if asg else base
+                        got = [nz.expr(b)]
+                        if got[0].has(DSum) and not bounds:
+                            # a fact about a sum S: also S * fact, because the normal form of S^2
+                            # is expanded (diagonal + off-diagonal) and no longer contains S
+                            side = _as_expr(f.lhs).xreplace(asg) if asg else _as_expr(f.lhs)
+                            try:
+                                got.append(nz.expr(b * side))
+                            except KernelLimit:
+                                pass
                         self._inst_cache[key] = got
-                    if got != 0:
-                        out.append(got)
+                    out.extend(g for g in got if g != 0)
         finally:
             nz.enclosing, nz.reducer, nz.trace = saved, saved_reducer, saved_trace
         return out

@@ -35,6 +35,9 @@ class KernelPrinter(StrPrinter):
 
     _print_Dummy = _print_Symbol
 
+    def _print_Exp1(self, e):
+        return "e"
+
     def _print_KroneckerDelta(self, e):
         return f"δ({self._print(e.args[0])}, {self._print(e.args[1])})"
 
