@@ -32,7 +32,8 @@ from fractions import Fraction
 
 import sympy
 from sympy import Indexed, KroneckerDelta, Product, Sum, Symbol
-from sympy.printing.str import StrPrinter
+
+from .kernel.show import KernelPrinter
 
 from .kernel.context import Decls, EqFact, IndepFact  # IneqFact: any fact with ``rel`` is read generically
 from .kernel.objects import SD, Cov, E, Var
@@ -173,31 +174,17 @@ def show_value(v) -> str:
 # ====================================================================== printing
 
 
-class _Printer(StrPrinter):
-    """Expressions the way a user writes them: ``Var(q_1 k_1)``, ``E[X^2]``."""
+class _Printer(KernelPrinter):
+    """Expressions the way a user writes them: ``Var(q_1 k_1)``, ``E[X^2]``.
+
+    The kernel's printer supplies E[...], Var, Cov, SD and indexed names; this
+    one writes sums, powers and products in the language's own syntax.
+    """
 
     def __init__(self, decls: Decls | None = None):
         super().__init__({"order": "none"})
         self.printmethod = "_stepcheck_models_str"
         self.decls = decls
-
-    def _print_E(self, e):
-        return f"E[{self._print(e.args[0])}]"
-
-    def _print_Var(self, e):
-        return f"Var({self._print(e.args[0])})"
-
-    def _print_SD(self, e):
-        return f"SD({self._print(e.args[0])})"
-
-    def _print_Cov(self, e):
-        return f"Cov({self._print(e.args[0])}, {self._print(e.args[1])})"
-
-    def _print_Indexed(self, e):
-        idx = ",".join(self._print(i) for i in e.indices)
-        if len(e.indices) == 1 and idx.isalnum():
-            return f"{self._print(e.base.label)}_{idx}"
-        return f"{self._print(e.base.label)}_{{{idx}}}"
 
     def _print_Symbol(self, s):
         return s.name

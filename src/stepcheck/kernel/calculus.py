@@ -334,20 +334,24 @@ _LIMITS: dict = {}
 _EXTREMA: dict = {}
 
 
-def take_limit(f, x, a):
-    """sympy.limit with x-free opaque atoms replaced by constants of known sign (cached)."""
-    key = (f, x, a)
-    if key not in _LIMITS:
-        if len(_LIMITS) > 2048:
-            _LIMITS.clear()
+def _cached(cache: dict, key, fn):
+    """Memoise ``fn()`` under ``key``, including the KernelLimit it raises."""
+    if key not in cache:
+        if len(cache) > 2048:
+            cache.clear()
         try:
-            _LIMITS[key] = ("ok", _take_limit(f, x, a))
+            cache[key] = ("ok", fn())
         except KernelLimit as e:
-            _LIMITS[key] = ("limit", str(e))
-    tag, val = _LIMITS[key]
+            cache[key] = ("limit", str(e))
+    tag, val = cache[key]
     if tag == "limit":
         raise KernelLimit(val)
     return val
+
+
+def take_limit(f, x, a):
+    """sympy.limit with x-free opaque atoms replaced by constants of known sign (cached)."""
+    return _cached(_LIMITS, (f, x, a), lambda: _take_limit(f, x, a))
 
 
 def _take_limit(f, x, a):
@@ -379,18 +383,7 @@ def _take_limit(f, x, a):
 
 def extremum(f, x, a, b, kind: str):
     """max / min / argmax / argmin of f over x in [a, b] (exact, cached), or KernelLimit."""
-    key = (f, x, a, b, kind)
-    if key not in _EXTREMA:
-        if len(_EXTREMA) > 2048:
-            _EXTREMA.clear()
-        try:
-            _EXTREMA[key] = ("ok", _extremum(f, x, a, b, kind))
-        except KernelLimit as e:
-            _EXTREMA[key] = ("limit", str(e))
-    tag, val = _EXTREMA[key]
-    if tag == "limit":
-        raise KernelLimit(val)
-    return val
+    return _cached(_EXTREMA, (f, x, a, b, kind), lambda: _extremum(f, x, a, b, kind))
 
 
 def _extremum(f, x, a, b, kind: str):
