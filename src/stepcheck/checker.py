@@ -361,15 +361,17 @@ class Checker:
             self.step_facts[name] = []
             return
         el = Elaborator(self.scope)
-        exprs = []
+        exprs, defs = [], []
         ok = True
         for node in [st.first] + [lk.rhs for lk in st.links]:
+            el.used_defs = set()
             try:
                 exprs.append(el.expr(node))
             except StepError as e:
                 self.err(e)
                 exprs.append(None)
                 ok = False
+            defs.append(set(el.used_defs))
         res = StepResult(name, st.span, "step", "", "=", [], HOLDS)
         rels = [lk.rel for lk in st.links]
         res.rel = _compose(rels)
@@ -382,6 +384,7 @@ class Checker:
                             cited=[r.text for r in lk.refs])
             prev_node = lk.rhs
             lr.lhs_expr, lr.rhs_expr = lhs, rhs
+            self._link_defs = defs[k] | defs[k + 1]  # definitions this link unfolds
             t0 = time.perf_counter()
             if lhs is None or rhs is None:
                 lr.message = "not checked: the expression has an error (see above)"
@@ -422,6 +425,8 @@ class Checker:
                 rules.append(t)
             elif t.startswith("def ") and t[4:] in self.scope.defines:
                 rules.append(t)
+            elif t in self.scope.defines:
+                rules.append(f"def {t}")  # `by p` is the same as `by def p`
             elif t == current:
                 self.err(error(f"step `{t}` cites itself", r.span, code="E-circular"))
                 bad = True
@@ -501,9 +506,12 @@ class Checker:
                 counterexamples.cross_check(self, lr, lhs, rhs, out)
             if out.message:
                 lr.message = out.message
+            unfolded = {f"def {d}" for d in getattr(self, "_link_defs", set())}
+            lr.rules.extend(sorted(unfolded))
             for r in cited_rules:
                 if r.startswith("def ") and r[4:] in self.scope.defines:
-                    lr.rules.append(r)
+                    if r not in unfolded:
+                        lr.unneeded.append(r)  # cited a definition the link does not use
                 elif r not in out.rules:
                     lr.unneeded.append(r)
             for c in cited:

@@ -933,10 +933,39 @@ def _param_values(s):
     return [Fraction(1), Fraction(2), Fraction(-1), Fraction(0), Fraction(1, 2)]
 
 
-def _dim_assignments(dims):
+def _dim_assignments(dims, exprs=(), decls: Decls | None = None):
+    """Small values for the dimension symbols, keeping every literal index in range.
+
+    A claim about ``q_2`` says nothing when ``n = 1`` (there is no ``q_2``), so such
+    dimension values are never used for a counterexample.
+    """
     combos = list(itertools.product(*[_dim_values(d) for d in dims]))
     combos.sort(key=lambda c: (sum(abs(v) for v in c), c))
-    return [dict(zip(dims, c)) for c in combos[:MAX_DIM_ASSIGNMENTS]]
+    out = []
+    for c in combos:
+        dmap = dict(zip(dims, c))
+        if decls is None or _literal_indices_in_range(exprs, decls, dmap):
+            out.append(dmap)
+        if len(out) >= MAX_DIM_ASSIGNMENTS:
+            break
+    return out
+
+
+def _literal_indices_in_range(exprs, decls: Decls, dmap) -> bool:
+    for x in exprs:
+        if not isinstance(x, sympy.Basic):
+            continue
+        for ix in x.atoms(Indexed):
+            rng = decls.family_ranges.get(ix.base.label.name)
+            if rng is None:
+                continue
+            lo, hi = (sympy.Integer(v).xreplace(dmap) if isinstance(v, int) else v.xreplace(dmap) for v in rng)
+            lo = sympy.Integer(lo) if isinstance(lo, int) else lo
+            hi = sympy.Integer(hi) if isinstance(hi, int) else hi
+            for a in ix.indices:
+                if a.is_Integer and lo.is_Integer and hi.is_Integer and not (lo <= a <= hi):
+                    return False
+    return True
 
 
 def _rv_atom_key(a, env, ev: Evaluator, decls: Decls):
@@ -1216,7 +1245,7 @@ def find_counterexample(lhs, rhs, decls: Decls, keep: dict, drop: dict | None = 
                                             for fam in f.families])
     tried = 0
     notes = []
-    dim_list = _dim_assignments(dims)
+    dim_list = _dim_assignments(dims, exprs, decls)
     param_choices = list(itertools.product(*[_param_values(p) for p in params]))[:6] or [()]
     plan = [(d, dict(zip(params, pc))) for pc in param_choices for d in dim_list]
     per = max(seconds / max(len(plan), 1), 0.05)
@@ -1313,7 +1342,7 @@ def random_models(decls: Decls, facts: dict, n: int = 3, seed: int = 0, *, exprs
     allx = list(exprs) + [x for f in flat if not isinstance(f, IndepFact) for x in (f.lhs, f.rhs)]
     allx += [m for f in flat if isinstance(f, IndepFact) for m in f.members]
     dims, params = _dim_syms(decls, allx, [fam for f in flat if isinstance(f, IndepFact) for fam in f.families])
-    dim_list = _dim_assignments(dims)
+    dim_list = _dim_assignments(dims, allx, decls)
     rng.shuffle(dim_list)
     out = []
     free_all = _index_syms(list(exprs), decls)

@@ -217,7 +217,7 @@ class Normalizer:
                 if base.has(Sum) and len(bt) > 1 or any(t.bounds for t in bt):
                     self.trace.rules.add("sums")
                 return acc
-            return [Term(Pow(self.expr(base), self.expr(ex)))]
+            return [Term(Pow(self.opaque(base), self.opaque(ex)))]
         if isinstance(x, Sum):
             return self.lift_sum(x)
         if isinstance(x, E):
@@ -253,7 +253,7 @@ class Normalizer:
         # any other function: normalise its arguments
         if self.rvs(x):
             return [Term(x)]
-        return [Term(x.func(*[self.expr(a) for a in x.args]))]
+        return [Term(x.func(*[self.opaque(a) for a in x.args]))]
 
     def _check_size(self, ts):
         if len(ts) > self.limits.max_terms:
@@ -487,6 +487,22 @@ class Normalizer:
         if self.reducer is not None:
             return self.reducer(self, ts)
         return self.collect(ts)
+
+    def opaque(self, x) -> sympy.Expr:
+        """Normalise an argument of a non-polynomial function (a denominator, sqrt, exp).
+
+        Sums inside are not split against the bound indices of enclosing sums:
+        the function's value is one number, so a sum such as the softmax
+        denominator Σ_m exp(s_m) must keep the same form for every value of
+        the enclosing index (then Σ_i exp(s_i) / Σ_m exp(s_m) = 1 is seen).
+        Not splitting is always sound; it only changes the representation.
+        """
+        saved = self.enclosing
+        self.enclosing = []
+        try:
+            return self.expr(x)
+        finally:
+            self.enclosing = saved
 
     def resolve_deltas(self, coeff, bounds):
         ds = coeff.atoms(KroneckerDelta)
