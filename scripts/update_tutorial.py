@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Re-generate the outputs and sources shown in docs/tutorial.md.
+"""Re-generate the outputs and sources shown in docs/tutorial.md and README.md.
 
 The tutorial marks every command whose output it shows:
 
@@ -34,6 +34,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TUTORIAL = ROOT / "docs" / "tutorial.md"
+README = ROOT / "README.md"
+TARGETS = [TUTORIAL, README]  # every file with output marks
 
 OUTPUT_RE = re.compile(r"(<!-- tutorial-output: verify (?P<args>.*?) -->\n```text\n)(?P<body>.*?)(```)", re.S)
 SOURCE_RE = re.compile(r"(<!-- tutorial-source: (?P<path>.*?) -->\n```step\n)(?P<body>.*?)(```)", re.S)
@@ -94,19 +96,20 @@ def update(text: str) -> str:
 
 
 def main(argv: list[str]) -> int:
-    old = TUTORIAL.read_text(encoding="utf-8")
-    new = update(old)
-    if "--check" in argv:
-        if new != old:
-            print("docs/tutorial.md is out of date: run python scripts/update_tutorial.py", file=sys.stderr)
-            return 1
-        return 0
-    if new != old:
-        TUTORIAL.write_text(new, encoding="utf-8")
-        print("updated docs/tutorial.md")
-    else:
-        print("docs/tutorial.md is up to date")
-    return 0
+    stale = []
+    for path in TARGETS:
+        old = path.read_text(encoding="utf-8")
+        new = update(old)
+        name = path.relative_to(ROOT)
+        if new == old:
+            print(f"{name} is up to date")
+        elif "--check" in argv:
+            stale.append(name)
+            print(f"{name} is out of date: run python scripts/update_tutorial.py", file=sys.stderr)
+        else:
+            path.write_text(new, encoding="utf-8")
+            print(f"updated {name}")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

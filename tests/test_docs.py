@@ -53,6 +53,17 @@ def test_tutorial_output(args, real_outputs):
         f"the output of `verify {args}` in docs/tutorial.md is out of date: run python scripts/update_tutorial.py")
 
 
+README_TEXT = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("args", list(dict.fromkeys(ut.output_marks(README_TEXT))))
+def test_readme_output(args):
+    assert ut.output_marks(README_TEXT), "README.md shows real output of verify"
+    shown = ut.shown_outputs(README_TEXT)[args]
+    assert shown == ut.run_verify(args), (
+        f"the output of `verify {args}` in README.md is out of date: run python scripts/update_tutorial.py")
+
+
 @pytest.mark.parametrize("path", ut.source_marks(TUTORIAL_TEXT))
 def test_tutorial_source(path):
     assert ut.shown_sources(TUTORIAL_TEXT)[path] == ut.read_source(path), (
