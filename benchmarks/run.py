@@ -269,9 +269,20 @@ def case_per_link(files: list[Path], bad_files: list[Path], runs: int) -> dict:
 # ------------------------------------------------------------------ 4. scaling
 
 
-def generate(n_steps: int) -> str:
-    """A derivation of ``n_steps`` true steps on distinct variables (four kinds of identity)."""
+def generate(n_steps: int, assumptions_first: bool = False) -> str:
+    """A derivation of ``n_steps`` true steps on distinct variables (four kinds of identity).
+
+    Every fourth step cites an assumption of its own (an uncorrelated pair or a
+    mean).  By default each assumption comes just before its step, as people
+    write them; with ``assumptions_first`` all declarations and assumptions
+    come before the first step.
+    """
     out = ['derivation generated "generated: %d steps"' % n_steps]
+    if assumptions_first:
+        head, body = [], []
+        for line in generate(n_steps).splitlines()[1:]:
+            (head if line.startswith(("random ", "assume ")) else body).append(line)
+        return "\n".join(out + head + body) + "\n"
     for k in range(1, n_steps + 1):
         a, b, c = k % 7 + 2, k % 5 + 1, k % 11 + 1
         x, y = f"X{k}", f"Y{k}"
@@ -300,7 +311,7 @@ from benchmarks.run import generate
 from stepcheck.checker import check_text
 check_text(generate(4), "warm.step")  # imports, parser, sympy caches
 n = int(sys.argv[1])
-text = generate(n)
+text = generate(n, assumptions_first=sys.argv[3] == "first")
 gc.collect()
 rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t0 = time.perf_counter()
@@ -314,25 +325,53 @@ print(json.dumps({"steps": len(rep.steps), "links": len(links), "holds": sum(lr.
 """
 
 
-def case_scaling(sizes: list[int], runs: int) -> dict:
+SCALE_CAP = 240.0
+
+
+def _fit(rows) -> float | None:
+    pts = [(math.log(r["steps"]), math.log(r["seconds"])) for r in rows if isinstance(r.get("seconds"), float)]
+    if len(pts) < 2:
+        return None
+    mx, my = statistics.fmean(p[0] for p in pts), statistics.fmean(p[1] for p in pts)
+    return sum((a - mx) * (b - my) for a, b in pts) / sum((a - mx) ** 2 for a, _ in pts)
+
+
+def scaling_series(sizes: list[int], runs: int, layout: str) -> dict:
     rows = []
     for n in sizes:
+        done = [r for r in rows if isinstance(r.get("seconds"), float)]
+        if len(done) >= 2:  # do not start a run that would take far longer than the cap
+            e = _fit(done)
+            predicted = done[-1]["seconds"] * (n / done[-1]["steps"]) ** e
+            if predicted > 2 * SCALE_CAP:
+                rows.append({"steps": n, "seconds": f"skipped (extrapolated {predicted:.0f} s)", "predicted": predicted})
+                log(f"  scaling {layout} {n} steps: skipped, extrapolated {predicted:.0f} s")
+                continue
         reps = runs if n <= 100 else 1
         results = []
         for _ in range(reps):
-            _, cp = wall([PY, "-c", SCALE_WORKER, str(n), str(ROOT)])
+            try:
+                _, cp = wall([PY, "-c", SCALE_WORKER, str(n), str(ROOT), layout], timeout=SCALE_CAP)
+            except subprocess.TimeoutExpired:
+                results = None
+                break
             if cp.returncode != 0:
                 raise RuntimeError(cp.stderr[-3000:])
             results.append(json.loads(cp.stdout.strip().splitlines()[-1]))
+        if results is None:
+            rows.append({"steps": n, "seconds": f"timeout (> {SCALE_CAP:.0f} s)"})
+            log(f"  scaling {layout} {n} steps: timeout")
+            continue
         med = sorted(results, key=lambda r: r["seconds"])[len(results) // 2]
         med["per_step"] = med["seconds"] / n
         rows.append(med)
-        log(f"  scaling {n} steps: {med['seconds']:.2f} s, {med['holds']}/{med['links']} links hold")
-    xs = [math.log(r["steps"]) for r in rows]
-    ys = [math.log(r["seconds"]) for r in rows]
-    mx, my = statistics.fmean(xs), statistics.fmean(ys)
-    slope = sum((a - mx) * (b - my) for a, b in zip(xs, ys)) / sum((a - mx) ** 2 for a in xs)
-    return {"rows": rows, "exponent": slope}
+        log(f"  scaling {layout} {n} steps: {med['seconds']:.2f} s, {med['holds']}/{med['links']} links hold")
+    return {"rows": rows, "exponent": _fit(rows), "layout": layout}
+
+
+def case_scaling(sizes: list[int], runs: int) -> dict:
+    return {"interleaved": scaling_series(sizes, runs, "interleaved"),
+            "first": scaling_series(sizes, runs, "first")}
 
 
 # ------------------------------------------------------------------ 5. attribution
@@ -395,8 +434,11 @@ def plugin_autoregistered() -> bool:
 def case_library(runs: int) -> dict:
     verify, _ = median_wall(verify_cmd(str(DERIV)), runs, warmup=0)
     auto = plugin_autoregistered()
-    base = [PY, "-m", "pytest", str(DERIV), "-q", "-p", "no:cacheprovider"] + ([] if auto else ["-p", "stepcheck.pytest_plugin"])
-    out = {"verify": verify, "autoregistered": auto, "pytest_cmd": " ".join(["pytest", "derivations/"] + base[6:])}
+    # bad/ holds files meant to fail (one does not even parse), as `verify derivations/` skips them
+    base = [PY, "-m", "pytest", str(DERIV), f"--ignore={DERIV / 'bad'}", "-q", "-p", "no:cacheprovider"]
+    base += [] if auto else ["-p", "stepcheck.pytest_plugin"]
+    out = {"verify": verify, "autoregistered": auto,
+           "pytest_cmd": " ".join(["pytest", "derivations/", "--ignore=derivations/bad"] + base[5:])}
     for n in (0, 2):
         t, times = median_wall(base + ["-n", str(n)], runs, warmup=0)
         out[f"n{n}"] = t
@@ -468,17 +510,28 @@ def plot(res: dict, png: Path) -> str | None:
     a.legend(fontsize=8)
 
     a = ax[1][1]
-    sc = res["scaling"]
-    xs = [r["steps"] for r in sc["rows"]]
-    a.plot(xs, [r["seconds"] for r in sc["rows"]], "o-", label=f"measured (exponent {sc['exponent']:.2f})")
-    t0 = sc["rows"][0]["seconds"] / xs[0]
-    a.plot(xs, [t0 * x for x in xs], ":", color="gray", label="linear")
+    for key, lab, col in (("interleaved", "assumptions next to their steps", "C0"),
+                          ("first", "assumptions before the first step", "C1")):
+        sc = res["scaling"][key]
+        pts = [r for r in sc["rows"] if isinstance(r.get("seconds"), float)]
+        if not pts:
+            continue
+        e = sc["exponent"]
+        a.plot([r["steps"] for r in pts], [r["seconds"] for r in pts], "o-", color=col,
+               label=f"{lab} (exponent {e:.2f})" if e is not None else lab)
+        for r in sc["rows"]:
+            if "predicted" in r:
+                a.plot([pts[-1]["steps"], r["steps"]], [pts[-1]["seconds"], r["predicted"]], ":", color=col)
+                a.annotate("extrapolated", (r["steps"], r["predicted"]), fontsize=7)
+        xs = [r["steps"] for r in sc["rows"]]
+        t0 = pts[0]["seconds"] / pts[0]["steps"]
+        a.plot(xs, [t0 * x for x in xs], "--", color="gray", lw=0.8)
     a.set_xscale("log")
     a.set_yscale("log")
     a.set_xlabel("steps")
     a.set_ylabel("seconds")
-    a.set_title("scaling: generated derivations")
-    a.legend(fontsize=8)
+    a.set_title("scaling: generated derivations (dashed: linear)")
+    a.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(png, dpi=100)
     plt.close(fig)
@@ -520,7 +573,10 @@ def render(res: dict, png_name: str, plot_note: str | None) -> str:
                  f"| < 0.15 s, no sympy | {goal(v['seconds'] < 0.15 and 'sympy' not in v['imports'])} |")
     L.append(f"| 3. per-link median (warm, {pl['n']} links) | {fmt_s(pl['median'])} | < 20 ms | {goal(pl['median'] < 0.02)} |")
     L.append(f"| 3. per-link p95 | {fmt_s(pl['p95'])} | < 200 ms | {goal(pl['p95'] < 0.2)} |")
-    L.append(f"| 4. scaling exponent (time vs steps) | {sc['exponent']:.2f} | < 1.1 | {goal(sc['exponent'] < 1.1)} |")
+    for key, lab in (("interleaved", "assumptions next to their steps"), ("first", "assumptions first")):
+        e = sc[key]["exponent"]
+        L.append(f"| 4. scaling exponent, {lab} | {'—' if e is None else f'{e:.2f}'} | < 1.1 | "
+                 f"{goal(None if e is None else e < 1.1)} |")
     if at["ratio"] is not None:
         L.append(f"| 5. attribution overhead (prove / one attempt) | {fmt_r(at['ratio'])} | < 3× | {goal(at['ratio'] < 3)} |")
     if lib:
@@ -581,11 +637,21 @@ def render(res: dict, png_name: str, plot_note: str | None) -> str:
           "Generated derivations of true steps on distinct variables (linearity of E, Var of a sum with an "
           "uncorrelated assumption, Cov expanded, E with a cited mean), each size checked in a fresh process after "
           "a warm-up; memory is the growth of the peak resident set while checking.", "",
-          "| steps | links (hold) | time | per step | peak RSS growth |", "|---|---|---|---|---|"]
-    for r in sc["rows"]:
-        L.append(f"| {r['steps']} | {r['links']} ({r['holds']}) | {fmt_s(r['seconds'])} | {fmt_s(r['per_step'])} | "
-                 f"{r['rss_growth_kb'] / 1024:.1f} MiB |")
-    L += ["", f"Fitted exponent of time versus steps (least squares on log-log): **{sc['exponent']:.2f}** (goal < 1.1).", ""]
+          "| layout | steps | links (hold) | time | per step | peak RSS growth |", "|---|---|---|---|---|---|"]
+    for key, lab in (("interleaved", "assumptions next to their steps"), ("first", "assumptions before the first step")):
+        for r in sc[key]["rows"]:
+            if not isinstance(r.get("seconds"), float):
+                L.append(f"| {lab} | {r['steps']} | — | {r['seconds']} | — | — |")
+                continue
+            L.append(f"| {lab} | {r['steps']} | {r['links']} ({r['holds']}) | {fmt_s(r['seconds'])} | "
+                     f"{fmt_s(r['per_step'])} | {r['rss_growth_kb'] / 1024:.1f} MiB |")
+    L.append("")
+    for key, lab in (("interleaved", "assumptions next to their steps"), ("first", "assumptions before the first step")):
+        e = sc[key]["exponent"]
+        L.append(f"Fitted exponent of time versus steps (least squares on log-log over the measured sizes), {lab}: "
+                 f"**{'—' if e is None else f'{e:.2f}'}** (goal < 1.1).  ")
+    L += ["Runs that would take far longer than the cap of "
+          f"{SCALE_CAP:.0f} s are extrapolated from the fitted exponent instead of run.", ""]
 
     # 5
     L += ["## 5. Attribution overhead", "",
@@ -625,7 +691,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="tiny sizes, one run: a smoke test, not a measurement")
     ap.add_argument("--out", default=str(ROOT / "docs" / "performance.md"), help="markdown report (the plot goes next to it)")
     ap.add_argument("--runs", type=int, default=None, help="runs per case after the warm-up (default 5; 1 with --quick)")
-    ap.add_argument("--json", default=None, help="also dump the raw results as JSON to this path")
+    ap.add_argument("--json", default=None, help="also dump the raw results as JSON to this path (after every case)")
+    ap.add_argument("--reuse", default=None, metavar="JSON",
+                    help="take the cases present in this JSON dump instead of measuring them again")
     args = ap.parse_args(argv)
     quick = args.quick
     runs = args.runs or (1 if quick else 5)
@@ -638,27 +706,37 @@ def main(argv: list[str] | None = None) -> int:
 
     from stepcheck.checker import check_file
 
-    log("stepcheck on var_dot.step (warm and cold)")
-    warm = median_call(lambda: check_file(str(VAR_DOT)), runs)
-    cold, _ = median_wall(verify_cmd(str(VAR_DOT)), runs)
+    reuse = json.loads(Path(args.reuse).read_text(encoding="utf-8")) if args.reuse else {}
+    checkpoint = Path(args.json) if args.json else None
 
-    log("1. sympy.stats")
-    res["sympy"] = case_sympy_stats([1] if quick else [1, 2, 4, 8], min(runs, 3), warm, cold)
-    log("2. cold start")
-    res["cold"] = case_cold_start(runs)
-    log("3. per-link cost")
+    def run_case(key: str, title: str, fn):
+        if key in reuse:
+            log(f"{title}: reused from {args.reuse}")
+            res[key] = reuse[key]
+        else:
+            log(title)
+            res[key] = fn()
+        if checkpoint is not None:  # results so far survive a failure in a later case
+            checkpoint.write_text(json.dumps(res, indent=1, default=str), encoding="utf-8")
+
+    def var_dot_times():
+        warm = median_call(lambda: check_file(str(VAR_DOT)), runs)
+        cold, _ = median_wall(verify_cmd(str(VAR_DOT)), runs)
+        return {"warm": warm, "cold": cold}
+
     files = [VAR_DOT, DERIV / "var_rules.step"] if quick else step_files()
     bad = [] if quick else step_files(include_bad=True)[len(files):]
-    res["links"] = case_per_link(files, bad, min(runs, 3))
-    log("4. scaling")
-    res["scaling"] = case_scaling([3, 6, 12] if quick else [10, 100, 1000], min(runs, 3))
-    log("5. attribution overhead")
-    res["attribution"] = case_attribution(files, min(runs, 3))
+    run_case("var_dot", "stepcheck on var_dot.step (warm and cold)", var_dot_times)
+    vd = res["var_dot"]
+    run_case("sympy", "1. sympy.stats",
+             lambda: case_sympy_stats([1] if quick else [1, 2, 4, 8], min(runs, 3), vd["warm"], vd["cold"]))
+    run_case("cold", "2. cold start", lambda: case_cold_start(runs))
+    run_case("links", "3. per-link cost", lambda: case_per_link(files, bad, min(runs, 3)))
+    run_case("scaling", "4. scaling", lambda: case_scaling([3, 6, 12] if quick else [10, 100, 1000], min(runs, 3)))
+    run_case("attribution", "5. attribution overhead", lambda: case_attribution(files, min(runs, 3)))
     if not quick:
-        log("6. whole library")
-        res["library"] = case_library(min(runs, 3))
-    log("7. pdf")
-    res["pdf"] = case_pdf(1 if quick else runs) if not quick else {"skipped": "quick mode"}
+        run_case("library", "6. whole library", lambda: case_library(min(runs, 3)))
+    run_case("pdf", "7. pdf", lambda: {"skipped": "quick mode"} if quick else case_pdf(runs))
     res["meta"]["total"] = time.perf_counter() - t_start
 
     note = plot(res, png)

@@ -467,7 +467,8 @@ class Checker:
         if out.status != HOLDS and lk.has_by:
             wider = [c for c in all_labels if not (self.contradiction and c in self.contradiction)]
             out_all = self.prover.prove(lhs, rhs, wider, lk.rel)
-            if out_all.status == HOLDS:
+            # "cites too little" only when both proofs ran to completion (a limit proves nothing)
+            if out_all.status == HOLDS and not out.limited and not out_all.limited:
                 missing = [u for u in out_all.used if u not in cited]
                 lr.status = FAILS
                 lr.missing = missing
@@ -561,7 +562,15 @@ class Checker:
             out.add(a.base.label if isinstance(a, sympy.Indexed) else a)
         return {a for a in out if a not in self.scope.index_ranges}
 
-    def _fact_names(self, label) -> set:
+    def _fact_names(self, label) -> frozenset:
+        """Names a fact mentions (cached: facts never change once declared)."""
+        cache = self.__dict__.setdefault("_fact_names_cache", {})
+        got = cache.get(label)
+        if got is None:
+            got = cache[label] = frozenset(self._fact_names_uncached(label))
+        return got
+
+    def _fact_names_uncached(self, label) -> set:
         out = set()
         for f in {**self.facts, **self.step_facts}.get(label, []):
             if isinstance(f, IndepFact):

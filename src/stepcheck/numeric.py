@@ -305,7 +305,7 @@ class Values:
             tot = Integer(0)
             for sub, p in self.joint(vs):
                 tot += p * y.xreplace(sub)
-            return sympy.nsimplify(tot) if tot.is_Float else tot
+            return tot  # exact: supports and probabilities are rationals (no float guessing)
         # moments of a polynomial
         try:
             poly = sympy.Poly(y, *vs)
@@ -439,6 +439,11 @@ def compare_approx(x, c, tol, how: str) -> Verdict:
         return Verdict(FAILS, f"value {_exact(x)} is {side} the allowed interval {rng} ({how})")
     return Verdict(UNKNOWN, f"value {fmt(x, 30)} is within rounding of the boundary of {rng} ({how}): "
                             f"{PRECISIONS[-1]} digits cannot decide")
+
+
+def _undummy(e):
+    """``e`` with every Dummy replaced by a Symbol of the same name and assumptions."""
+    return e.xreplace({d: sympy.Symbol(d.name, **d.assumptions0) for d in e.atoms(sympy.Dummy)})
 
 
 def _exact(x) -> str:
@@ -893,7 +898,11 @@ def _proof(checker, st, lr, lhs, target, bindings, uses):
             if sym is not None:
                 sub[sym] = v
         lhs_s, rhs_s = f.lhs.xreplace(sub), f.rhs.xreplace(sub)
-        same = sympy.simplify(lhs_s - lhs) == 0 if not isinstance(lhs, sympy.MatrixBase) else False
+        # the two sides usually differ only by the Dummy of a sum index: compare with the
+        # dummies renamed first, and fall back to simplify only when that is not enough
+        same = False
+        if not isinstance(lhs, sympy.MatrixBase):
+            same = _undummy(lhs_s) == _undummy(lhs) or sympy.simplify(lhs_s - lhs) == 0
         if not same:
             try:
                 same = lhs_s == lhs or sympy.srepr(lhs_s) == sympy.srepr(lhs)

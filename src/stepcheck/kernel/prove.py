@@ -47,6 +47,7 @@ class Outcome:
     witness: str | None = None
     signs: list = field(default_factory=list)  # symbols whose declared sign an inequality used
     witness_value: object = None  # lhs - rhs (or the inequality's margin) at the witness
+    limited: bool = False  # a resource limit was hit (the outcome is not the whole story)
 
 
 def _set_partitions(items):
@@ -211,7 +212,7 @@ class LinkProver:
         except Inconsistent:
             return Outcome("unknown", message="the assumptions in scope contradict each other; nothing is proved from them")
         except KernelLimit as e:
-            return Outcome("unknown", message=str(e))
+            return Outcome("unknown", message=str(e), limited=True)
         if not full.holds:
             return self.judge_failure(lhs, rhs, candidates, full, deadline, rel)
         used_ranges = list(ranges)
@@ -228,7 +229,8 @@ class LinkProver:
         except (KernelLimit, Inconsistent):
             # the full proof stands; attribution could not be minimised in time
             return Outcome("holds", used=list(used), ranges=ranges, rules=sorted(full.trace.rules),
-                           message="attribution not minimised (limit reached): all candidates listed")
+                           message="attribution not minimised (limit reached): all candidates listed",
+                           limited=True)
         assert final.holds
         weakest = {}
         for lab, forms in final.trace.indep.items():

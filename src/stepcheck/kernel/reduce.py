@@ -68,21 +68,54 @@ def reduce_modulo(p, facts) -> sympy.Expr:
 
 
 def basis_of(facts) -> tuple:
+    """A Gröbner basis of the facts, computed per group of facts sharing a symbol.
+
+    Facts in disjoint variables generate the unit ideal only if one group
+    does, so splitting is sound (merging too much would only cost time);
+    each group's basis is cached, so re-checking after one more assumption
+    only recomputes the group it joins.  Raises Inconsistent for {1}.
+    """
     fn = tuple(sorted({_num_den(f)[0] for f in facts if f != 0}, key=sympy.default_sort_key))
     if not fn:
         return ()
-    if all(f.is_number for f in fn):
-        if any(f != 0 for f in fn):
+    if any(f.is_number for f in fn):
+        if any(f.is_number and f != 0 for f in fn):
             raise Inconsistent()
-        return ()
-    try:
-        polys, opt = parallel_poly_from_expr(list(fn), domain=QQ)
-    except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
-        return ()
-    G = _basis(fn, _order_gens(opt.gens))
-    if list(G) == [1]:
-        raise Inconsistent()
-    return G
+        fn = tuple(f for f in fn if not f.is_number)
+    out = []
+    for group in _components(fn):
+        try:
+            polys, opt = parallel_poly_from_expr(list(group), domain=QQ)
+        except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
+            continue
+        G = _basis(tuple(group), _order_gens(opt.gens))
+        if list(G) == [1]:
+            raise Inconsistent()
+        out.extend(G)
+    return tuple(out)
+
+
+def _components(polys) -> list:
+    """Groups of polynomials linked (transitively) by a shared free symbol."""
+    parent = list(range(len(polys)))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    owner: dict = {}
+    for k, f in enumerate(polys):
+        for sym in f.free_symbols:
+            if sym in owner:
+                parent[find(k)] = find(owner[sym])
+            else:
+                owner[sym] = k
+    groups: dict = {}
+    for k, f in enumerate(polys):
+        groups.setdefault(find(k), []).append(f)
+    return [tuple(g) for g in groups.values()]
 
 
 def _order_gens(gens) -> tuple:
