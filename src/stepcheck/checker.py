@@ -8,6 +8,7 @@ kernel decides; this module only collects, attributes and reports.
 from __future__ import annotations
 
 import time
+from collections import ChainMap
 
 import sympy
 from sympy import IndexedBase, Symbol
@@ -115,7 +116,8 @@ class Checker:
                 family_ranges={n: (f.lo, f.hi) for n, f in self.scope.families.items()},
                 order={n: k for k, n in enumerate(self.scope.spans)},
             )
-            self._prover = LinkProver(decls, {**self.facts, **self.step_facts}, self.limits)
+            # a live view: facts added later are seen without rebuilding the prover (and its caches)
+            self._prover = LinkProver(decls, ChainMap(self.facts, self.step_facts), self.limits)
         return self._prover
 
     # ------------------------------------------------------------ statements
@@ -176,6 +178,7 @@ class Checker:
         raise error("`use` is not supported by this version of stepcheck", st.span, code="E-unsupported")
 
     def s_Let(self, st: S.Let):
+        self._prover = None  # new declarations: the kernel's Decls change
         el = Elaborator(self.scope)
         if st.type.kind == "index":
             lo, hi = el.expr(st.type.lo), el.expr(st.type.hi)
@@ -226,6 +229,7 @@ class Checker:
             self.scope.spans[base] = nm.span
 
     def s_Random(self, st: S.Random):
+        self._prover = None  # new declarations: the kernel's Decls change
         if st.family is not None:
             self._family(st, st.names, True)
         else:
@@ -243,6 +247,7 @@ class Checker:
         distributions.declare(self, st)
 
     def s_RealDecl(self, st: S.RealDecl):
+        self._prover = None  # new declarations: the kernel's Decls change
         if st.family is not None:
             self._family(st, st.names, False)
         else:
@@ -295,7 +300,6 @@ class Checker:
         self.fact_kinds[label] = kinds[0] if len(set(kinds)) == 1 else " + ".join(dict.fromkeys(kinds))
         self.labels_span[label] = st.label.span
         self.rep.assumptions.append(AssumptionInfo(label, self.fact_kinds[label], texts, kinds, st.span))
-        self._prover = None
         if self.steps:  # an assumption after the first step: check the whole set again
             self.consistency()
 
@@ -411,7 +415,6 @@ class Checker:
             self.step_facts[name] = [EqFact(name, exprs[0], exprs[-1], free=free, text=res.statement)]
         else:
             self.step_facts[name] = []
-        self._prover = None
 
     def resolve_refs(self, lk: S.Link, current: str):
         labels, rules, bad = [], [], False

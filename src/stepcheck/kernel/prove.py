@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import itertools
+from collections import ChainMap
 from dataclasses import dataclass, field
 
 import sympy
@@ -260,14 +261,17 @@ class LinkProver:
         gi = sympy.Mul(*[sympy.IndexedBase(f, real=True)[i] for f in fams])
         gj = gi.xreplace({i: j})
         wlab = f"{lab} (weakened)"
-        self.facts[wlab] = [EqFact(wlab, Cov(gi, gj), Integer(0), free=(i, j), distinct=((i, j),))]
+        saved = self.facts
+        # a local overlay: the caller's fact table is never written to
+        self.facts = ChainMap({wlab: [EqFact(wlab, Cov(gi, gj), Integer(0), free=(i, j), distinct=((i, j),))]},
+                              saved)
         self.decls.index_ranges.update(added)
         try:
             ok = self.attempt(lhs, rhs, [x for x in used if x != lab] + [wlab], ranges, deadline, rel).holds
         except (KernelLimit, Inconsistent):
             ok = False
         finally:
-            del self.facts[wlab]
+            self.facts = saved
             for k in added:
                 self.decls.index_ranges.pop(k, None)
         if not ok:
