@@ -534,6 +534,9 @@ def _trial_values(s: Symbol):
     return [Integer(0), Integer(1), Integer(-1), Integer(2)]
 
 
+_CONSISTENCY_NF: dict = {}  # (fact, independence facts) -> normal form; keyed on objects, not id()
+
+
 def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None) -> list[str] | None:
     """Labels whose facts contradict each other (None when no contradiction is seen).
 
@@ -544,7 +547,8 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None) -
     from .objects import SD, Var
 
     labels = list(facts)
-    nz = Normalizer(decls, [f for lab in labels for f in facts[lab] if isinstance(f, IndepFact)], (), frozenset(), limits)
+    indep = [f for lab in labels for f in facts[lab] if isinstance(f, IndepFact)]
+    nz = Normalizer(decls, indep, (), frozenset(), limits)
     polys, owners = [], []
     for lab in labels:
         for f in facts[lab]:
@@ -555,10 +559,17 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None) -
                                                      and side.args[0].exp.is_even):
                     if other.is_extended_negative:
                         return [lab]
-            try:
-                p = nz.expr(_as_expr(f.lhs) - _as_expr(f.rhs))
-            except KernelLimit:
-                continue
+            # a fact's normal form is computed once per set of independence facts
+            key = (f, tuple(indep))
+            p = _CONSISTENCY_NF.get(key)
+            if p is None:
+                try:
+                    p = nz.expr(_as_expr(f.lhs) - _as_expr(f.rhs))
+                except KernelLimit:
+                    continue
+                if len(_CONSISTENCY_NF) > 20000:
+                    _CONSISTENCY_NF.clear()
+                _CONSISTENCY_NF[key] = p
             polys.append(p)
             owners.append(lab)
     try:

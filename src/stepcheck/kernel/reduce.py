@@ -84,15 +84,21 @@ def basis_of(facts) -> tuple:
         fn = tuple(f for f in fn if not f.is_number)
     out = []
     for group in _components(fn):
-        try:
-            polys, opt = parallel_poly_from_expr(list(group), domain=QQ)
-        except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
-            continue
-        G = _basis(tuple(group), _order_gens(opt.gens))
+        G = _group_basis(group)
         if list(G) == [1]:
             raise Inconsistent()
         out.extend(G)
     return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _group_basis(group: tuple) -> tuple:
+    """The basis of one group (cached: unchanged groups cost nothing when re-checked)."""
+    try:
+        polys, opt = parallel_poly_from_expr(list(group), domain=QQ)
+    except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
+        return ()
+    return _basis(tuple(group), _order_gens(opt.gens))
 
 
 def _components(polys) -> list:
