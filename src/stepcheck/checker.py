@@ -42,8 +42,17 @@ def check_text(text: str, file: str = "<string>", *, strict: bool = False, timeo
                cross_check: bool = True) -> FileReport:
     from .parser import parse
 
+    from .parser import MAX_FILE_BYTES
+
     t0 = time.perf_counter()
     rep = FileReport(path=file, text=text)
+    size = len(text.encode("utf-8", errors="replace"))
+    if size > MAX_FILE_BYTES:
+        rep.fatal = True
+        rep.diagnostics.append(Diagnostic(
+            "error", f"input too large: {size:,} bytes (the limit is {MAX_FILE_BYTES:,})", None,
+            help="split the derivation into several smaller files", code="E-input-too-large"))
+        return rep
     try:
         prog = parse(text, file)
     except StepError as e:

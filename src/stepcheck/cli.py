@@ -226,10 +226,13 @@ def _fix_pdf_args(parser, args) -> None:
         args.pdf = ""
     if not args.paths:
         parser.error("the following arguments are required: FILE|DIR")
+    inputs = {os.path.realpath(p) for p in args.paths if os.path.isfile(p)}
+    if args.pdf and os.path.realpath(args.pdf) in inputs:
+        parser.error(f"--pdf {args.pdf}: refusing to write over an input file")
     for opt in ("pdf_combined", "typst"):
         v = getattr(args, opt)
-        if v is not None and v.endswith(".step"):
-            parser.error(f"--{opt.replace('_', '-')} {v}: refusing to write over a .step file")
+        if v is not None and (v.endswith(".step") or os.path.realpath(v) in inputs):
+            parser.error(f"--{opt.replace('_', '-')} {v}: refusing to write over an input file")
 
 
 def _pdf_targets(args, files: list[str]) -> list[tuple[str, str]]:

@@ -12,7 +12,7 @@ Each mutant is a whole ``.step`` text, re-checked with
 
 Whether a mutant is still *true* is decided by an independent route, the
 :class:`Oracle` below: it never calls the kernel.  It builds random finite
-instances (dimension symbols set to 1..4, deterministic reals to random
+instances (dimension symbols set to 1..3, deterministic reals to random
 rationals, random variables to sums of independent two-point "latent"
 variables, correlated through shared latents wherever no independence is
 assumed), checks that every assumption in scope holds on the instance, and
@@ -219,7 +219,10 @@ class _Decl:
 def _expr_edits(node, tx: _Text, decl: _Decl) -> list[tuple[str, int, int, str, str]]:
     """(kind, start, end, old, new) text edits inside one expression."""
     out = []
+    bounds = {id(x) for n in _walk(node) if isinstance(n, S.BigOp) for b in (n.lo, n.hi) for x in _walk(b)}
     for n in _walk(node):
+        if id(n) in bounds and isinstance(n, S.Name):
+            continue  # a summation bound must stay a whole number
         a, b = tx.span(n.span)
         old = tx.text[a:b]
         if isinstance(n, S.Num):
@@ -362,6 +365,11 @@ def generate(paths=None) -> list[Mutant]:
 # ====================================================================== the oracle
 
 
+def _sym(x):
+    """A sympy object from a number or a sympy object (strict: never parses a string)."""
+    return sympy.sympify(x, strict=True)
+
+
 class Undecided(Exception):
     pass
 
@@ -486,7 +494,7 @@ class Oracle:
                 return v
 
     def _ival(self, x, values) -> int:
-        v = sympy.sympify(x).xreplace({k: v for k, v in values.items() if isinstance(k, sympy.Basic)}) \
+        v = _sym(x).xreplace({k: v for k, v in values.items() if isinstance(k, sympy.Basic)}) \
             if not isinstance(x, int) else sympy.Integer(x)
         if not v.is_Integer:
             raise Undecided(f"bound {x} is not concrete")
@@ -629,8 +637,8 @@ class Oracle:
         for pair in indep_pairs:  # independence: no shared latent
             x, y = tuple(pair) if len(pair) == 2 else (next(iter(pair)),) * 2
             if x in rv and y in rv and x != y:
-                lx = sympy.sympify(rv[x]).free_symbols
-                if lx & sympy.sympify(rv[y]).free_symbols:
+                lx = _sym(rv[x]).free_symbols
+                if lx & _sym(rv[y]).free_symbols:
                     raise Undecided("the instance would violate an independence fact")
         return Instance(values, rv, latents)
 
@@ -692,12 +700,16 @@ class Oracle:
             a = self.value(x.args[0], values, inst)
             return sympy.sqrt(self.expect((a - self.expect(a, inst))**2, inst))
         if isinstance(x, (sympy.Sum, sympy.Product)):
-            body = x.function
-            (var, lo, hi), = x.limits
+            body, limits = x.function, list(x.limits)
+            var, lo, hi = limits[-1]  # the outermost bound first
             a, b = self._ival(lo, values), self._ival(hi, values)
             if b - a > 40:
                 raise Undecided("sum too long")
-            vals = [self.value(body.xreplace({var: sympy.Integer(i)}), values, inst) for i in range(a, b + 1)]
+            vals = []
+            for i in range(a, b + 1):
+                sub = {var: sympy.Integer(i)}
+                inner = body.xreplace(sub) if len(limits) == 1 else type(x)(body, *limits[:-1]).xreplace(sub)
+                vals.append(self.value(inner, values, inst))
             return sympy.Add(*vals) if isinstance(x, sympy.Sum) else sympy.Mul(*vals)
         if isinstance(x, sympy.Derivative):
             return self.derivative(x, values, inst)
@@ -768,9 +780,9 @@ class Oracle:
         body, var, pt = x.args[0], x.args[1], x.args[2]
         ptv = self.value(pt, values, inst)
         if ptv == sympy.oo:
-            ts = [sympy.Integer(10**6), sympy.Integer(10**8)]
+            ts = [sympy.Integer(10**10), sympy.Integer(10**16)]
         elif ptv == -sympy.oo:
-            ts = [sympy.Integer(-10**6), sympy.Integer(-10**8)]
+            ts = [sympy.Integer(-10**10), sympy.Integer(-10**16)]
         else:
             ts = [ptv + sympy.Rational(1, 10**30), ptv - sympy.Rational(1, 10**30)]
         vals = [sympy.N(self._at(body, var, t, values, inst), 60) for t in ts]
@@ -866,8 +878,8 @@ def _compare_random(d, rel: str, latents):
 
 
 def _compare(a, b, rel: str, latents=None):
-    approx = (sympy.sympify(a).has(_APPROX) or sympy.sympify(b).has(_APPROX))
-    d = (sympy.sympify(a) - sympy.sympify(b)).xreplace({_APPROX: sympy.Integer(0)})
+    approx = (_sym(a).has(_APPROX) or _sym(b).has(_APPROX))
+    d = (_sym(a) - _sym(b)).xreplace({_APPROX: sympy.Integer(0)})
     if d.free_symbols:
         if latents is None or not d.free_symbols <= set(latents):
             raise Undecided(f"left over symbols {d.free_symbols}")
@@ -877,9 +889,19 @@ def _compare(a, b, rel: str, latents=None):
     v = sympy.N(d, 50)
     if not v.is_real:
         raise Undecided("not real")
-    scale = 1 + abs(sympy.N(sympy.sympify(b).xreplace({_APPROX: 0}), 30))
-    eps_eq, eps_ne = (1e-9 * scale, 1e-5 * scale) if approx else (sympy.Float("1e-40"), sympy.Float("1e-40"))
-    zero = abs(v) <= eps_eq
+    scale = 1 + abs(sympy.N(_sym(b).xreplace({_APPROX: sympy.Integer(0)}), 30))
+    if approx:
+        eps_eq, eps_ne = 1e-9 * scale, 1e-5 * scale
+    else:  # exact values: zero when |d| stays below 1e-380 at 400 digits (1 - tanh(66) is 1e-57: not zero)
+        eps_eq = eps_ne = 0
+        nonzero = False
+        if d != 0:
+            for prec in (50, 150, 400):
+                v = sympy.N(d, prec)
+                if abs(v) > sympy.Float(10, prec) ** (-(prec - 20)) * scale:
+                    nonzero = True
+                    break
+    zero = (not nonzero) if not approx else abs(v) <= eps_eq
     if not zero and abs(v) < eps_ne:
         return None
     if rel == "=":

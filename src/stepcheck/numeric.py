@@ -103,10 +103,19 @@ def written_tolerance(node):
 # ------------------------------------------------------------------ deciding signs
 
 
+def _as_sympy(x):
+    """Python numbers to sympy numbers; never parses a string."""
+    if isinstance(x, sympy.Basic):
+        return x
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        raise TypeError(f"not a number: {type(x).__name__}")
+    return sympy.Integer(x) if isinstance(x, int) else sympy.Float(x)
+
+
 def fmt(x, digits: int = 10) -> str:
     """A short decimal of an exact value: 2.828427125, 2.648912213e+10, 0.0625, 1/3 ≈ 0.3333333333."""
     try:
-        x = sympy.sympify(x)
+        x = _as_sympy(x)
         if x.is_Rational:
             q = int(x.q)
             while q % 2 == 0:
@@ -140,7 +149,7 @@ def _nstr(v, digits):
 
 def sign(x):
     """-1, 0, +1 for an exact real number, or None when 100 digits cannot tell."""
-    x = sympy.sympify(x)
+    x = _as_sympy(x)
     if x.is_Rational:
         return 1 if x > 0 else (-1 if x < 0 else 0)
     if x.is_zero:

@@ -199,6 +199,16 @@ class LinkProver:
 
     # ---------------------------------------------------------------- attribution
     def prove(self, lhs, rhs, candidates: list[str], rel: str = "=") -> Outcome:
+        try:
+            return self._prove(lhs, rhs, candidates, rel)
+        except RecursionError:
+            return Outcome("unknown", message="the expression is nested too deeply for the kernel", limited=True)
+        except (ArithmeticError, ValueError, TypeError, AttributeError, NotImplementedError) as e:
+            # sympy failed somewhere inside: never a verdict from a crash
+            return Outcome("unknown", message=f"the kernel could not finish ({type(e).__name__}: {e})",
+                           limited=True)
+
+    def _prove(self, lhs, rhs, candidates: list[str], rel: str = "=") -> Outcome:
         lhs, rhs = _as_expr(lhs), _as_expr(rhs)
         deadline = Deadline(self.limits.seconds)
         free = free_indices([lhs, rhs], self.decls)
