@@ -199,6 +199,7 @@ class LinkProver:
 
     # ---------------------------------------------------------------- attribution
     def prove(self, lhs, rhs, candidates: list[str], rel: str = "=") -> Outcome:
+        lhs, rhs = _as_expr(lhs), _as_expr(rhs)  # a TypeError here is the caller's bug: not caught
         try:
             return self._prove(lhs, rhs, candidates, rel)
         except RecursionError:
