@@ -86,6 +86,7 @@ class Checker:
         self._prover = None
         self.contradiction: set[str] = set()
         self.implicit_index: set[str] = set()
+        self._verified: list[str] = []  # steps that hold, in order (candidates for later links)
 
     # ------------------------------------------------------------ utilities
     def err(self, e: StepError):
@@ -309,8 +310,8 @@ class Checker:
         self.fact_kinds[label] = kinds[0] if len(set(kinds)) == 1 else " + ".join(dict.fromkeys(kinds))
         self.labels_span[label] = st.label.span
         self.rep.assumptions.append(AssumptionInfo(label, self.fact_kinds[label], texts, kinds, st.span))
-        if self.steps:  # an assumption after the first step: check the whole set again
-            self.consistency()
+        if self.steps:  # an assumption after the first step: check its group again
+            self.consistency(label)
 
     def indep_fact(self, label, f: S.IndepFact, el: Elaborator, distinct):
         if f.kind == "uncorrelated":
@@ -343,11 +344,22 @@ class Checker:
         return IndepFact(label, families=tuple(families), members=tuple(members), free=free, distinct=distinct,
                          text=self.src(f.span))
 
-    def consistency(self):
+    def consistency(self, new_label: str | None = None):
+        """Check the assumptions for contradictions.
+
+        After a later `assume`, only the facts connected to it through shared
+        names are re-checked: the others were consistent before and share
+        nothing with it, so a new contradiction must involve its group.
+        """
         if not self.facts:
             return
+        facts = self.facts
+        if new_label is not None:
+            names = [getattr(n, "name", str(n)) for n in self._fact_names(new_label)]
+            group = set(self.relevant_to_names(list(self.facts), names)) | {new_label}
+            facts = {lab: fs for lab, fs in self.facts.items() if lab in group}
         try:
-            bad = check_consistency(self.prover.decls, self.facts, self.limits)
+            bad = check_consistency(self.prover.decls, facts, self.limits)
         except Exception:  # a limit or an unsupported shape: no verdict
             bad = None
         if bad and not set(bad) <= self.contradiction:
@@ -417,6 +429,8 @@ class Checker:
         res.steps_cited = list(dict.fromkeys(cited_steps))
         self.steps[name] = res
         self.rep.steps.append(res)
+        if res.status == HOLDS:
+            self._verified.append(name)
         # the proven statement becomes a fact for later steps
         if ok and res.rel == "=" and exprs[0] is not None and exprs[-1] is not None:
             free = tuple(sorted({s for s in (exprs[0] - exprs[-1]).free_symbols if s in self.scope.index_ranges},
@@ -463,7 +477,7 @@ class Checker:
             lr.message = "not checked: a reference is unknown (see above)"
             return
         # only verified steps are inferred; a cited unverified step is flagged below
-        all_labels = [s for s in self.steps if self.step_facts.get(s) and self.steps[s].status == HOLDS]
+        all_labels = [s for s in self._verified if self.step_facts.get(s)]
         all_labels += list(self.facts)
         all_labels = self.relevant(all_labels, lhs, rhs)
         candidates = cited if lk.has_by else all_labels
@@ -600,21 +614,32 @@ class Checker:
 
         A fact sharing no name with the link, directly or through other
         candidates, cannot help prove it (contradictions are checked apart).
+        Names are compared by their text (a family `q` and its members share
+        `q`); an index from name to labels keeps this linear in the answer.
         """
-        names = self._names(lhs) | self._names(rhs)
-        fams = {n.name for n in names if hasattr(n, "name")}
-        pool = {lab: self._fact_names(lab) for lab in labels}
-        chosen, changed = set(), True
-        while changed:
-            changed = False
-            for lab, ns in pool.items():
-                if lab in chosen:
-                    continue
-                if ns & names or {getattr(n, "name", None) for n in ns} & fams:
+        return self.relevant_to_names(labels, [getattr(n, "name", str(n)) for n in self._names(lhs) | self._names(rhs)])
+
+    def relevant_to_names(self, labels, names) -> list:
+        """The labels connected (transitively, through shared names) to ``names``."""
+        index = self.__dict__.setdefault("_name_index", {})
+        indexed = self.__dict__.setdefault("_indexed_labels", set())
+        for lab in labels:
+            if lab not in indexed:
+                indexed.add(lab)
+                for n in self._fact_names(lab):
+                    index.setdefault(getattr(n, "name", str(n)), set()).add(lab)
+        allowed = set(labels)
+        todo = list(names)
+        seen_names, chosen = set(), set()
+        while todo:
+            name = todo.pop()
+            if name in seen_names:
+                continue
+            seen_names.add(name)
+            for lab in index.get(name, ()):
+                if lab in allowed and lab not in chosen:
                     chosen.add(lab)
-                    names |= ns
-                    fams |= {getattr(n, "name", None) for n in ns}
-                    changed = True
+                    todo.extend(getattr(n, "name", str(n)) for n in self._fact_names(lab))
         return [lab for lab in labels if lab in chosen]
 
     def describe(self, label: str) -> str:

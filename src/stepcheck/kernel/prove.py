@@ -545,7 +545,8 @@ def _trial_values(s: Symbol):
     return [Integer(0), Integer(1), Integer(-1), Integer(2)]
 
 
-_CONSISTENCY_NF: dict = {}  # (fact, independence facts) -> normal form; keyed on objects, not id()
+_CONSISTENCY_NF: dict = {}  # (fact, independence-set number) -> normal form; keyed on objects, not id()
+_INDEP_KEYS: dict = {}  # tuple of independence facts -> a small number
 
 
 def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None) -> list[str] | None:
@@ -560,6 +561,8 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None) -
     labels = list(facts)
     indep = [f for lab in labels for f in facts[lab] if isinstance(f, IndepFact)]
     nz = Normalizer(decls, indep, (), frozenset(), limits)
+    # one small number per set of independence facts (hashing the whole tuple once per call)
+    ikey = _INDEP_KEYS.setdefault(tuple(indep), len(_INDEP_KEYS))
     polys, owners = [], []
     for lab in labels:
         for f in facts[lab]:
@@ -571,7 +574,7 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None) -
                     if other.is_extended_negative:
                         return [lab]
             # a fact's normal form is computed once per set of independence facts
-            key = (f, tuple(indep))
+            key = (f, ikey)
             p = _CONSISTENCY_NF.get(key)
             if p is None:
                 try:
@@ -580,6 +583,8 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None) -
                     continue
                 if len(_CONSISTENCY_NF) > 20000:
                     _CONSISTENCY_NF.clear()
+                    _INDEP_KEYS.clear()
+                    ikey = _INDEP_KEYS.setdefault(tuple(indep), 0)
                 _CONSISTENCY_NF[key] = p
             polys.append(p)
             owners.append(lab)
