@@ -312,6 +312,18 @@ def _code_length(line: str) -> int:
     return len(line)
 
 
+def _unclosed(file: str, top: tuple, why: str):
+    """The diagnostic for a bracket never closed, and its line."""
+    b, bl, bc = top
+    return error(
+        f"unclosed `{b}`",
+        Span.point(file, bl, bc),
+        f"this `{b}` is never closed",
+        code="E-syntax",
+        help=f"add `{_OPEN[b]}` before the end of the line{why}",
+    ), bl
+
+
 def _prescan(text: str, file: str):
     """Check limits and bracket/string structure.
 
@@ -336,15 +348,8 @@ def _prescan(text: str, file: str):
         c = tok[0]
         if c == "\n":
             if stack and deferred is None:
-                b, bl, bc = stack[-1]
-                deferred = error(
-                    f"unclosed `{b}`",
-                    Span.point(file, bl, bc),
-                    f"this `{b}` is never closed",
-                    code="E-syntax",
-                    help=f"add `{_OPEN[b]}` before the end of the line (an expression cannot continue on the next line)",
-                )
-                deferred_line = bl
+                deferred, deferred_line = _unclosed(file, stack[-1],
+                                                    " (an expression cannot continue on the next line)")
             stack.clear()
             line += 1
             line_start = m.end()
@@ -413,15 +418,7 @@ def _prescan(text: str, file: str):
         start += len(line) + 1
 
     if stack and deferred is None:
-        b, bl, bc = stack[-1]
-        deferred = error(
-            f"unclosed `{b}`",
-            Span.point(file, bl, bc),
-            f"this `{b}` is never closed",
-            code="E-syntax",
-            help=f"add `{_OPEN[b]}` before the end of the line",
-        )
-        deferred_line = bl
+        deferred, deferred_line = _unclosed(file, stack[-1], "")
     return deferred, deferred_line
 
 
