@@ -419,10 +419,12 @@ def render_text(
             p("head", "total")
             + f": {_plural(t['files'], 'file')}, {_plural(t['steps'], 'step')}, {_plural(t['links'], 'link')}: "
             f"{t['holds']} holds, {t['fails']} fails, {t['unknown']} unknown"
+            + (f", {t[SIMULATED]} simulated" if t.get(SIMULATED) else "")
             + (f", {_plural(t['unreadable'], 'file')} not read or parsed" if t["unreadable"] else ""),
         ]
         if t["exit_code"] == 0:
-            lines.append(p(HOLDS, "verified: every step of every file holds"))
+            sims = f" ({t[SIMULATED]} simulations consistent: evidence, not proof)" if t.get(SIMULATED) else ""
+            lines.append(p(HOLDS, "verified: every step of every file holds" + sims))
         else:
             lines.append(p(FAILS, "NOT verified"))
         blocks.append("\n".join(lines))
