@@ -393,7 +393,7 @@ def _elaborate(text: str):
     from .results import FileReport
 
     class _Elab(Checker):
-        def consistency(self):
+        def consistency(self, *args, **kwargs):
             pass
 
         def s_Step(self, st):
