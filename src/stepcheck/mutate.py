@@ -366,8 +366,14 @@ def generate(paths=None) -> list[Mutant]:
 
 
 def _sym(x):
-    """A sympy object from a number or a sympy object (strict: never parses a string)."""
-    return sympy.sympify(x, strict=True)
+    """A sympy object from a Python number or a sympy object; never parses a string."""
+    if isinstance(x, sympy.Basic):
+        return x
+    if isinstance(x, bool) or not isinstance(x, (int, float, Fraction)):
+        raise TypeError(f"not a number: {type(x).__name__}")
+    if isinstance(x, Fraction):
+        return sympy.Rational(x.numerator, x.denominator)
+    return sympy.Integer(x) if isinstance(x, int) else sympy.Float(x)
 
 
 class Undecided(Exception):
