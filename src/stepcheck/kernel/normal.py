@@ -32,8 +32,8 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
 
 from . import calculus
 from .calculus import Extremum
-
 from .context import Deadline, Decls, EqFact, IndepFact, KernelLimit, Limits
+from .groups import linked_groups
 from .objects import SD, Cov, DSum, E, Var, canon_bound
 
 _PROB = (E, Var, Cov, SD)
@@ -373,20 +373,7 @@ class Normalizer:
         if len(allv) < 2:
             return E(whole)
         # blocks: factors sharing a variable stay together
-        parent = list(range(len(factors)))
-
-        def find(k):
-            while parent[k] != k:
-                parent[k] = parent[parent[k]]
-                k = parent[k]
-            return k
-
-        for a, b in itertools.combinations(range(len(factors)), 2):
-            if fvars[a] & fvars[b]:
-                parent[find(a)] = find(b)
-        groups: dict[int, list] = {}
-        for k in range(len(factors)):
-            groups.setdefault(find(k), []).append(factors[k])
+        groups = [[factors[k] for k in g] for g in linked_groups(fvars)]
         if len(groups) < 2:
             return E(whole)
         for fact in self.indep:
@@ -396,7 +383,7 @@ class Normalizer:
                 if len(allv) == 2 and all(f in allv for f in factors) and len(factors) == 2:
                     weak = self._weak_text(sorted(factors, key=self.decls.display_key))
                 self.trace.indep.setdefault(fact.label, set()).add(weak)
-                return Mul(*[E(Mul(*g)) for g in groups.values()])
+                return Mul(*[E(Mul(*g)) for g in groups])
         return E(whole)
 
     def _weak_text(self, pair) -> str:

@@ -16,6 +16,7 @@ from sympy import QQ, groebner, reduced
 from sympy.polys.polyerrors import PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed
 from sympy.polys.polytools import parallel_poly_from_expr
 
+from .groups import linked_groups
 from .objects import DSum, E
 
 
@@ -106,25 +107,7 @@ def _group_basis(group: tuple) -> tuple:
 
 def _components(polys) -> list:
     """Groups of polynomials linked (transitively) by a shared free symbol."""
-    parent = list(range(len(polys)))
-
-    def find(a):
-        while parent[a] != a:
-            parent[a] = parent[parent[a]]
-            a = parent[a]
-        return a
-
-    owner: dict = {}
-    for k, f in enumerate(polys):
-        for sym in f.free_symbols:
-            if sym in owner:
-                parent[find(k)] = find(owner[sym])
-            else:
-                owner[sym] = k
-    groups: dict = {}
-    for k, f in enumerate(polys):
-        groups.setdefault(find(k), []).append(f)
-    return [tuple(g) for g in groups.values()]
+    return [tuple(polys[k] for k in g) for g in linked_groups([p.free_symbols for p in polys])]
 
 
 def _order_gens(gens) -> tuple:

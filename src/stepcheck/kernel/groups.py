@@ -1,0 +1,26 @@
+"""Grouping items that share a key, transitively (union-find)."""
+from __future__ import annotations
+
+
+def linked_groups(keys: list) -> list[list[int]]:
+    """Indices of ``keys`` (a list of sets) grouped so that items sharing any key,
+    directly or through other items, are in the same group; in first-seen order."""
+    parent = list(range(len(keys)))
+
+    def find(a):
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    owner: dict = {}
+    for k, ks in enumerate(keys):
+        for key in ks:
+            if key in owner:
+                parent[find(k)] = find(owner[key])
+            else:
+                owner[key] = k
+    groups: dict = {}
+    for k in range(len(keys)):
+        groups.setdefault(find(k), []).append(k)
+    return list(groups.values())
