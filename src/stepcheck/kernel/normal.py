@@ -85,7 +85,6 @@ class Trace:
         self.rules: set[str] = set()
         self.indep: dict[str, set[str]] = {}  # label -> set of weakest-form texts ("" = full)
         self.ranges: set = set()  # free index symbols whose range was used
-        self.facts: set[str] = set()
         self.signs: set = set()  # symbols whose declared sign a bound relied on
 
     def merge(self, other: "Trace"):
@@ -93,7 +92,6 @@ class Trace:
         for k, v in other.indep.items():
             self.indep.setdefault(k, set()).update(v)
         self.ranges |= other.ranges
-        self.facts |= other.facts
         self.signs |= other.signs
 
 

@@ -53,8 +53,6 @@ class DSum(Function):
     is_real = True
 
 
-PROB_OPS = (E, Var, Cov, SD)
-
 _CANON: dict[int, Symbol] = {}
 
 
@@ -68,12 +66,3 @@ def canon_bound(k: int) -> Symbol:
 
 def is_canon_bound(s) -> bool:
     return isinstance(s, Symbol) and s.name.startswith("_b")
-
-
-def atoms_of(expr):
-    """The moment atoms (E[...] and DSum) of an expression."""
-    return expr.atoms(E, DSum)
-
-
-def is_number(x) -> bool:
-    return isinstance(x, sympy.Basic) and x.is_number
