@@ -415,3 +415,37 @@ def test_too_many_free_indices_is_unknown():
 def test_rejects_non_sympy_input():
     with pytest.raises(TypeError):
         LinkProver(DECLS, {}).prove("E[X]", 0, [])
+
+
+# ---------------------------------------------------------------- memoised sum atoms and remainders
+def test_sum_atom_memo_is_keyed_on_the_index_world():
+    """One cache serves every attempt of a prover: an entry made where the range of i may be
+    used (Σ_m splits off m = i) must not answer where it may not, and a hit replays its rules."""
+    from stepcheck.kernel.normal import Normalizer
+
+    m = sp.Dummy("m", integer=True)
+    shared: dict = {}
+    with_range = Normalizer(DECLS, [], (i,), frozenset({i}))
+    without = Normalizer(DECLS, [], (i,), frozenset())
+    with_range.sum_cache = without.sum_cache = shared
+    a1 = with_range.sum_atom(E(q[m]), ((m, 1, n),))
+    a2 = without.sum_atom(E(q[m]), ((m, 1, n),))
+    assert a1 != a2 and i in a1.free_symbols and i not in a2.free_symbols
+    # a bound the summand does not mention collapses into a count: rule "sums"
+    c1 = with_range.sum_atom(E(X), ((m, 1, n),))
+    assert c1 == (n - 1) * E(X) and "sums" in with_range.trace.rules
+    again = Normalizer(DECLS, [], (i,), frozenset({i}))
+    again.sum_cache = shared
+    assert again.sum_atom(E(X), ((m, 1, n),)) == c1 and "sums" in again.trace.rules
+    assert len(shared) == 3
+
+
+def test_reduce_modulo_memo_depends_on_the_fact_set():
+    from stepcheck.kernel.reduce import clear_caches, reduce_modulo
+
+    clear_caches()
+    p = E(X) ** 2 - 1
+    assert reduce_modulo(p, [E(X) - 1]) == 0
+    assert reduce_modulo(p, [E(X) + 2]) == 3  # same p, other facts: never the cached 0
+    assert reduce_modulo(p, [E(X) - 1, E(Y)]) == 0
+    assert reduce_modulo(p, []) == p

@@ -293,3 +293,43 @@ def test_cross_check_catches_an_unsound_kernel(monkeypatch):
     rep = check_text("random X, Y\nstep bad: E[X Y] = E[X] E[Y]\n")
     assert [dg.code for dg in rep.diagnostics] == ["E-internal-soundness"]
     assert rep.steps[0].links[0].status == "unknown" and rep.exit_code() == 1
+
+
+def test_cross_check_runs_on_continuous_laws_through_moment_surrogates(monkeypatch):
+    """A link resting on `X ~ Normal(0, 1)` is cross-checked on a finite law with the same moments.
+
+    Without surrogates no finite model satisfies E[X^4] = 3 quickly, so the
+    liar below went unnoticed; with them it is caught.
+    """
+    from stepcheck.kernel import prove
+
+    def liar(self, lhs, rhs, cands, rel="="):
+        return prove.Outcome("holds", used=list(cands), rules=["facts"])
+
+    monkeypatch.setattr(prove.LinkProver, "prove", liar)
+    src = "random X ~ Normal(0, 1)\nstep bad: E[X^4] = 1\n"
+    rep = check_text(src)
+    assert [dg.code for dg in rep.diagnostics] == ["E-internal-soundness"]
+    monkeypatch.undo()
+    assert check_text(src.replace("= 1", "= 3")).steps[0].status == "holds"
+
+
+@pytest.mark.parametrize("law, params", [("Normal", (0, 1)), ("Normal", (2, 9)), ("Uniform", (0, 1)),
+                                         ("Uniform", (-1, 3)), ("Rademacher", ()), ("Bernoulli", (sympy.Rational(1, 3),))])
+def test_moment_surrogate_has_the_moments_the_kernel_is_given(law, params):
+    from stepcheck.distributions import FACT_MOMENTS, Dist
+
+    dist = Dist(law, tuple(sympy.sympify(p) for p in params), law)
+    sup = dist.moment_surrogate()
+    assert sum(p for _, p in sup) == 1 and all(p > 0 for _, p in sup)
+    for kk in range(1, FACT_MOMENTS + 1):
+        assert sympy.expand(sum(p * v**kk for v, p in sup) - dist.moment(kk)) == 0, kk
+
+
+def test_moment_surrogate_needs_numeric_parameters():
+    from stepcheck.distributions import Dist
+
+    s = Symbol("s", positive=True)
+    assert Dist("Normal", (sympy.Integer(0), s), "Normal(0, s)").moment_surrogate() is None
+    # a surrogate is only for the cross-check: a counterexample must follow the law itself
+    assert Dist("Normal", (sympy.Integer(0), sympy.Integer(1)), "Normal(0, 1)").support() is None

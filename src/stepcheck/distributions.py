@@ -132,6 +132,35 @@ class Dist:
             return [(Integer(k), sympy.binomial(nn, k) * p**k * (1 - p) ** (nn - k)) for k in range(nn + 1)]
         return None
 
+    def moment_surrogate(self):
+        """A finite law with the same raw moments E[X^k], k <= FACT_MOMENTS, or None.
+
+        The kernel only ever learns those moments from a declaration, so a
+        link it proves from them holds on any law that shares them: the
+        soundness cross-check evaluates such links on this law.  For Normal
+        and Uniform it is the 3-point Gauss quadrature (exact up to degree 5):
+        Normal(μ, σ²): μ ± σ·√3 with probability 1/6 each, μ with 2/3;
+        Uniform(a, b): c ± h·√(3/5) with probability 5/18 each, c with 8/18.
+        """
+        sup = self.support()
+        if sup is not None:
+            return sup
+        if not self.numeric_params():
+            return None
+        if self.name == "Normal":
+            mu, v = self.params
+            if not v.is_positive:
+                return None
+            d = sympy.sqrt(3 * v)
+            return [(mu - d, Rational(1, 6)), (mu, Rational(2, 3)), (mu + d, Rational(1, 6))]
+        if self.name == "Uniform":
+            a, b = self.params
+            if not (b - a).is_positive:
+                return None
+            c, d = (a + b) / 2, (b - a) / 2 * sympy.sqrt(Rational(3, 5))
+            return [(c - d, Rational(5, 18)), (c, Rational(8, 18)), (c + d, Rational(5, 18))]
+        return None
+
     def cdf(self, x):
         """P(X <= x) for a continuous law (exact sympy expression)."""
         if self.name == "Normal":

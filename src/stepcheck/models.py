@@ -114,8 +114,13 @@ def n_sqrt(a):
     return n_pow(a, Fraction(1, 2))
 
 
-def n_eq(a, b):
-    """True / False when decided exactly, None when undecided."""
+def n_eq(a, b, need_true: bool = True):
+    """True / False when decided exactly, None when undecided.
+
+    ``need_true=False``: the caller acts only on False (a refuted link, a
+    violated fact), so a difference that evaluates to about 0 is left
+    undecided instead of being proved 0 exactly (sympy's ``equals`` is slow).
+    """
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return a == b
     d = sym(a) - sym(b)
@@ -127,6 +132,8 @@ def n_eq(a, b):
             return False
     except (TypeError, ValueError):
         pass
+    if not need_true:
+        return None
     try:
         if sympy.radsimp(sympy.expand(d)) == 0:
             return True
@@ -136,11 +143,11 @@ def n_eq(a, b):
     return r
 
 
-def n_cmp(a, b):
+def n_cmp(a, b, need_true: bool = True):
     """-1, 0, 1 (a < b, a = b, a > b) decided exactly; None when undecided or not real."""
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         return (a > b) - (a < b)
-    e = n_eq(a, b)
+    e = n_eq(a, b, need_true)
     if e is True:
         return 0
     if e is None:
@@ -154,11 +161,11 @@ def n_cmp(a, b):
     return 1 if v.real > 0 else -1
 
 
-def holds_rel(a, rel: str, b):
-    """Whether ``a REL b`` holds exactly: True / False, None when undecided."""
+def holds_rel(a, rel: str, b, need_true: bool = True):
+    """Whether ``a REL b`` holds exactly: True / False, None when undecided (see :func:`n_eq`)."""
     if rel in ("=", "=="):
-        return n_eq(a, b)
-    c = n_cmp(a, b)
+        return n_eq(a, b, need_true)
+    c = n_cmp(a, b, need_true)
     if c is None:
         return None
     return {"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0, "!=": c != 0, "≠": c != 0,
@@ -1284,7 +1291,7 @@ def _try(model, lhs, rhs, decls, keep, drop, envs, claim, deadline, rel="="):
     try:
         for env in envs:
             lv, rv = ev.ev(lhs, env, None), ev.ev(rhs, env, None)
-            if holds_rel(lv, rel, rv) is not False:
+            if holds_rel(lv, rel, rv, need_true=False) is not False:
                 continue
             if not all(satisfies(f, model, decls, ev) for f in _flatten(keep)):
                 return None
@@ -1292,7 +1299,7 @@ def _try(model, lhs, rhs, decls, keep, drop, envs, claim, deadline, rel="="):
             fresh = Evaluator(Model(dims=model.dims, params=model.params, groups=model.groups), decls)
             if not all(satisfies(f, fresh.m, decls, fresh) for f in _flatten(keep)):
                 return None
-            if holds_rel(fresh.ev(lhs, env, None), rel, fresh.ev(rhs, env, None)) is not False:
+            if holds_rel(fresh.ev(lhs, env, None), rel, fresh.ev(rhs, env, None), need_true=False) is not False:
                 return None
             return _witness(model, lhs, rhs, decls, keep, drop, env, lv, rv, claim, rel)
     except ModelError:

@@ -10,6 +10,7 @@ kernel does no I/O and imports neither lark, typst nor pytest.
 from .context import Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .objects import SD, Cov, DSum, E, Var
 from .prove import LinkProver, Outcome, check_consistency, free_indices
+from .reduce import clear_caches
 
 __all__ = ["Decls", "EqFact", "IndepFact", "IneqFact", "KernelLimit", "Limits", "E", "Var", "Cov", "SD", "DSum",
-           "LinkProver", "Outcome", "check_consistency", "free_indices"]
+           "LinkProver", "Outcome", "check_consistency", "free_indices", "clear_caches"]

@@ -118,6 +118,9 @@ class Normalizer:
         self.trace = Trace()
         self.enclosing: list[tuple] = []  # (sym, lo, hi) of sums being lifted
         self._rv_cache: dict = {}
+        # sum atoms depend only on the monomial, its bounds and the index world (free, range_ok,
+        # enclosing) under fixed declarations: a prover shares one dict across its attempts
+        self.sum_cache: dict = {}
         self.reducer = None  # callable(normalizer, terms) -> expr, applying equation facts
 
     # ------------------------------------------------------------ index world
@@ -519,7 +522,23 @@ class Normalizer:
         return _expand(Add(*out))
 
     def sum_atom(self, mono, bounds) -> sympy.Expr:
-        """Σ over distinct ``bounds`` of a monomial, as count × DSum(...)."""
+        """Σ over distinct ``bounds`` of a monomial, as count × DSum(...) (memoised)."""
+        if mono == 0:
+            return Integer(0)
+        key = (mono, bounds, self.free, self.range_ok, tuple(self.enclosing))
+        got = self.sum_cache.get(key)
+        if got is None:
+            rules = self.trace.rules
+            self.trace.rules = set()
+            try:
+                got = (self._sum_atom(mono, bounds), frozenset(self.trace.rules))
+            finally:
+                self.trace.rules = rules
+            self.sum_cache[key] = got
+        self.trace.rules |= got[1]
+        return got[0]
+
+    def _sum_atom(self, mono, bounds) -> sympy.Expr:
         if mono == 0:
             return Integer(0)
         syms = mono.free_symbols
@@ -556,11 +575,14 @@ class Normalizer:
         coeff *= Mul(*outside)
         # canonical renaming of the bound indices
         best = None
-        perms = itertools.permutations(keep) if len(keep) <= 4 else [tuple(keep)]
+        perms = list(itertools.permutations(keep)) if len(keep) <= 4 else [tuple(keep)]
         for perm in perms:
             ren = {bd[0]: canon_bound(k + 1) for k, bd in enumerate(perm)}
             s = summand.xreplace(ren)
             bt = Tuple(*[Tuple(ren[b], lo, hi) for (b, lo, hi) in perm])
+            if len(perms) == 1:
+                best = (None, s, bt)
+                break
             key = sympy.srepr(s) + sympy.srepr(bt)
             if best is None or key < best[0]:
                 best = (key, s, bt)

@@ -76,6 +76,7 @@ class LinkProver:
         self.facts = facts
         self.limits = limits or Limits()
         self._inst_cache: dict = {}
+        self._sum_cache: dict = {}  # Normalizer.sum_cache, shared by every attempt (decls are fixed)
 
     # ---------------------------------------------------------------- one attempt
     def attempt(self, lhs, rhs, labels, ranges, deadline, rel: str = "=") -> Attempt:
@@ -93,6 +94,7 @@ class LinkProver:
             reps = tuple(sorted((blk[0] for blk in part), key=lambda s: s.name))
             l, r = (lhs.xreplace(sub), rhs.xreplace(sub)) if sub else (lhs, rhs)
             nz = Normalizer(self.decls, indep, reps, frozenset(ranges) & set(reps), self.limits, deadline)
+            nz.sum_cache = self._sum_cache
             d = self.normal_difference(nz, l, r, eqs)
             trace.merge(nz.trace)
             if rel == "=":
