@@ -449,3 +449,27 @@ def test_reduce_modulo_memo_depends_on_the_fact_set():
     assert reduce_modulo(p, [E(X) + 2]) == 3  # same p, other facts: never the cached 0
     assert reduce_modulo(p, [E(X) - 1, E(Y)]) == 0
     assert reduce_modulo(p, []) == p
+
+
+def test_bound_indices_are_renamed_deterministically_and_apart():
+    """Lifted bound indices get the same names in every attempt (so caches hit) and never
+    capture one another: the same Dummy in two factors, nested sums with one name."""
+    from stepcheck.kernel.normal import Normalizer, _fresh
+
+    m = sp.Dummy("m", integer=True)
+    sq = E(sp.Sum(q[m], (m, 1, n)) * sp.Sum(q[m], (m, 1, n)))
+    one = Normalizer(DECLS, [], (), frozenset()).terms(sq)
+    two = Normalizer(DECLS, [], (), frozenset()).terms(sq)
+    assert one == two
+    # the two factors' bounds were renamed apart: diagonal and off-diagonal terms
+    assert sorted(len(t.bounds) for t in one) == [1, 2]
+    taken = {_fresh("m", set())}
+    assert _fresh("m", taken) not in taken and _fresh("m", set()) == _fresh("m", set())
+    facts = {"iid": [indep("iid", families=["q"])], "m0": [eq("m0", E(q[i]), 0, free=[i])],
+             "v1": [eq("v1", Var(q[i]), 1, free=[i])]}
+    assert prove(sq, n, facts).status == "holds"
+    assert prove(sq, n**2, facts).status != "holds"
+    m2 = sp.Dummy("m", integer=True)
+    nested = E(sp.Sum(q[m] * sp.Sum(q[m2], (m2, 1, n)), (m, 1, n)))
+    assert prove(nested, n, facts).status == "holds"
+    assert prove(nested, n**2, facts).status != "holds"

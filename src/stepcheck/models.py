@@ -345,6 +345,7 @@ class Evaluator:
         self.m = model
         self.decls = decls
         self._ecache: dict = {}
+        self._ccache: dict = {}
         self.deadline = deadline
 
     def int_value(self, x, env) -> int:
@@ -488,9 +489,10 @@ class Evaluator:
             return self._ecache[ck]
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise ModelError("time limit reached while evaluating")
+        const, f = self.compiled(x, env)
         acc = Fraction(0)
         for outcome, p in self.m.marginal(self.keys(x, env)):
-            acc = n_add(acc, n_mul(p, self.ev(x, env, outcome)))
+            acc = n_add(acc, n_mul(p, f if const else f(outcome)))
         self._ecache[ck] = acc
         return acc
 
@@ -499,12 +501,119 @@ class Evaluator:
         mx = self.expect(x, env)
         my = mx if x == y else self.expect(y, env)
         keys = list(dict.fromkeys(self.keys(x, env) + self.keys(y, env)))
+        cx, fx = self.compiled(x, env)
+        cy, fy = (cx, fx) if x == y else self.compiled(y, env)
+        neg_mx = -mx if isinstance(mx, Fraction) else num(-sym(mx))
+        neg_my = -my if isinstance(my, Fraction) else num(-sym(my))
         acc = Fraction(0)
         for outcome, p in self.m.marginal(keys):
-            vx = n_add(self.ev(x, env, outcome), -mx if isinstance(mx, Fraction) else num(-sym(mx)))
-            vy = vx if x == y else n_add(self.ev(y, env, outcome), -my if isinstance(my, Fraction) else num(-sym(my)))
+            vx = n_add(fx if cx else fx(outcome), neg_mx)
+            vy = vx if x == y else n_add(fy if cy else fy(outcome), neg_my)
             acc = n_add(acc, n_mul(p, n_mul(vx, vy)))
         return acc
+
+    # -------------------------------------------------------------- compiled bodies
+    def compiled(self, x, env):
+        """``x`` under ``env`` as ``(True, value)`` or ``(False, function of one outcome)``.
+
+        The function computes what ``ev(x, env, outcome)`` computes; every
+        part that does not depend on the outcome (numbers, dimensions,
+        parameters, index values, moments) is evaluated once, so the loops
+        over outcomes in :meth:`expect` and :meth:`central` only call closures.
+        """
+        ck = (x, self._env_key(x, env))
+        got = self._ccache.get(ck)
+        if got is None:
+            got = self._ccache[ck] = self._compile(x, env)
+        return got
+
+    def _compile(self, x, env):
+        if isinstance(x, (sympy.Integer, sympy.Rational)):
+            return True, num(x)
+        if isinstance(x, Symbol):
+            if x in env:
+                return True, env[x]
+            if x in self.m.dims:
+                return True, Fraction(self.m.dims[x])
+            if x in self.m.params:
+                return True, self.m.params[x]
+            if x in self.decls.random_symbols:
+                return False, lambda out: out[x]
+            raise ModelError(f"no value for {x}")
+        if isinstance(x, Indexed):
+            name = x.base.label.name
+            if len(x.indices) != 1:
+                raise ModelError("only one index per family is supported")
+            k = (name, self.int_value(x.indices[0], env))
+            if name in self.decls.random_families:
+                def var(out):
+                    try:
+                        return out[k]
+                    except KeyError:
+                        raise ModelError(f"{key_name(k)} is not in this model (index out of range?)") from None
+                return False, var
+            if k in self.m.params:
+                return True, self.m.params[k]
+            raise ModelError(f"no value for {key_name(k)}")
+        if x.is_Number or x.is_NumberSymbol:
+            return True, num(x)
+        if isinstance(x, (E, Var, Cov, SD)):
+            return True, self.ev(x, env, None)
+        if isinstance(x, sympy.Add):
+            return _fold([self._compile(a, env) for a in x.args], n_add, Fraction(0))
+        if isinstance(x, sympy.Mul):
+            return _fold([self._compile(a, env) for a in x.args], n_mul, Fraction(1))
+        if isinstance(x, (Sum, Product)):
+            parts = []
+
+            def rec(k, env2):
+                if k == len(x.limits):
+                    parts.append(self._compile(x.function, env2))
+                    return
+                var, lo, hi = x.limits[k]
+                a, b = self.int_value(lo, env2), self.int_value(hi, env2)
+                if b - a > 64:
+                    raise ModelError("a sum too long for a model")
+                for i in range(a, b + 1):
+                    rec(k + 1, {**env2, var: Fraction(i)})
+
+            rec(0, env)
+            return _fold(parts, n_add, Fraction(0)) if isinstance(x, Sum) else _fold(parts, n_mul, Fraction(1))
+        if isinstance(x, sympy.Pow):
+            return _apply([self._compile(a, env) for a in x.args], lambda b, e: n_pow(b, e))
+        if isinstance(x, KroneckerDelta):
+            return _apply([self._compile(a, env) for a in x.args], lambda a, b: Fraction(1 if a == b else 0))
+        if isinstance(x, sympy.Function) or isinstance(x, (sympy.Abs, sympy.Max, sympy.Min)):
+            return _apply([self._compile(a, env) for a in x.args], lambda *vals: num(x.func(*map(sym, vals))))
+        raise ModelError(f"cannot evaluate {type(x).__name__} on a finite model")
+
+
+def _fold(parts, op, unit):
+    """Combine compiled parts with ``op`` (exact and commutative), constants folded first."""
+    acc = unit
+    fns = []
+    for const, v in parts:
+        if const:
+            acc = op(acc, v)
+        else:
+            fns.append(v)
+    if not fns:
+        return True, acc
+
+    def run(out):
+        r = acc
+        for f in fns:
+            r = op(r, f(out))
+        return r
+    return False, run
+
+
+def _apply(parts, fn):
+    """``fn`` of compiled arguments: a constant when every argument is one."""
+    if all(c for c, _ in parts):
+        return True, fn(*[v for _, v in parts])
+    getters = [(lambda out, v=v: v) if c else v for c, v in parts]
+    return False, lambda out: fn(*[g(out) for g in getters])
 
 
 def evaluate(expr, model: Model, decls: Decls, env: dict | None = None):

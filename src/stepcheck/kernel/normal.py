@@ -272,10 +272,17 @@ class Normalizer:
     def _mul2(self, t1: Term, t2: Term) -> list[Term]:
         if not t2.bounds:
             return [Term(t1.coeff * t2.coeff, t1.bounds)]
-        # rename t2's bounds apart, then split each against t1's bounds of its range
-        ren = {b: Dummy(b.name, integer=True) for (b, _, _) in t2.bounds}
-        c2 = t2.coeff.xreplace(ren)
-        b2 = [(ren[b], lo, hi) for (b, lo, hi) in t2.bounds]
+        # rename t2's bounds apart (deterministically, so memoised work is found again),
+        # then split each against t1's bounds of its range
+        avoid = t1.coeff.free_symbols | {b for (b, _, _) in t1.bounds} | self._context_symbols()
+        taken = avoid | t2.coeff.free_symbols | {b for (b, _, _) in t2.bounds}
+        ren = {}
+        for (b, _, _) in t2.bounds:
+            if b in avoid:
+                ren[b] = _fresh(b.name, taken)
+                taken.add(ren[b])
+        c2 = t2.coeff.xreplace(ren) if ren else t2.coeff
+        b2 = [(ren.get(b, b), lo, hi) for (b, lo, hi) in t2.bounds]
         results = []
 
         def rec(k, used, kept, sub):
@@ -292,6 +299,10 @@ class Normalizer:
 
         rec(0, frozenset(), [], {})
         return results
+
+    def _context_symbols(self) -> set:
+        """Symbols a new bound index must differ from: the link's free indices and enclosing bounds."""
+        return set(self.free) | {b for (b, _, _) in self.enclosing}
 
     def lift_sum(self, s: Sum) -> list[Term]:
         body = s.function
@@ -322,7 +333,7 @@ class Normalizer:
         if out:
             self.trace.rules.add("sums")
         # ... or differs from all of them
-        b = Dummy(i.name, integer=True)
+        b = _fresh(i.name, body.free_symbols | self._context_symbols())
         self.enclosing.append((b, lo, hi))
         try:
             inner = self.terms(body.xreplace({i: b}))
@@ -589,6 +600,22 @@ class Normalizer:
         ranges = {(lo, hi) for (_, lo, hi) in keep}
         excl = sorted({f for (lo, hi) in ranges for f in self.known(lo, hi)}, key=sympy.default_sort_key)
         return coeff * DSum(best[1], best[2], Tuple(*excl))
+
+
+def _fresh(name: str, taken) -> Dummy:
+    """The first bound index ``Dummy(name, dummy_index=k)`` not in ``taken``.
+
+    Deterministic (the same expression gets the same bound names in every
+    attempt, so the prover's caches are hit) and fresh where it is used
+    (``taken`` holds every symbol of the context).  Automatic Dummy indices
+    start near 10**6, far from these small ones; ``taken`` decides anyway.
+    """
+    k = 1
+    while True:
+        d = Dummy(name, integer=True, dummy_index=k)
+        if d not in taken:
+            return d
+        k += 1
 
 
 def _show(v) -> str:
