@@ -5,6 +5,7 @@ import logging
 import random as _random
 import time
 
+import glob
 import pytest
 
 from stepcheck import syntax as S
@@ -742,3 +743,24 @@ def test_derivative_notation():
     assert ex("d/d_k") == "(/ d d_k)"
     e = expr("∂f/∂x")
     assert e.func_span.col == 9
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob("derivations/*.step") + glob.glob("derivations/bad/*.step")
+                                        + glob.glob("docs/tutorial/*.step")))
+def test_planned_results_are_the_checkers_results(path):
+    """The pytest plugin's items come from the syntax; the checker must produce the same names."""
+    from stepcheck.checker import check_file
+    from stepcheck.syntax import planned_results
+
+    text = open(path, encoding="utf-8").read()
+    try:
+        planned = [n for n, _, _ in planned_results(parse(text, path))]
+    except StepError:
+        return  # an unparsable file: the plugin checks it at collection instead
+    rep = check_file(path, cross_check=False)
+    got = [s.name for s in rep.steps]
+    if not rep.fatal:
+        assert got == planned
+    else:  # a step with an error may produce no result; never a result that was not planned
+        it = iter(planned)
+        assert all(n in it for n in got)

@@ -161,11 +161,28 @@ def test_input_error_inside_a_step_fails_that_step(pt):
     assert "help: did you mean `q_i`?" in res.stdout.str()
 
 
-def test_input_error_outside_steps_fails_collection(pt):
-    put(pt, "loose.step", "random X\nassume a: E[Y] = 0\nstep s: E[X] = E[X]\n")
+def test_input_error_outside_steps_fails_every_step(pt):
+    """Collection only parses; an error found when the file is checked fails each of its items."""
+    put(pt, "loose.step", "random X\nassume a: E[Y] = 0\nstep s: E[X] = E[X]\nstep t: E[2 X] = 2 E[X]\n")
     res = run(pt, "loose.step")
+    res.assert_outcomes(failed=2)
+    assert res.stdout.str().count("--> loose.step:2:13") == 2
+
+
+def test_file_without_steps_fails_collection_with_its_errors(pt):
+    put(pt, "nosteps.step", "random X\nassume a: E[Y] = 0\n")
+    res = run(pt, "nosteps.step")
     res.assert_outcomes(errors=1)
     assert "error: unknown name `Y`" in res.stdout.str()
+    put(pt, "empty.step", "random X\n")
+    run(pt, "empty.step").assert_outcomes()
+
+
+def test_a_name_used_twice_fails_its_second_item(pt):
+    put(pt, "twice.step", "random X\nstep s: E[X] = E[X]\nstep s: E[2 X] = 2 E[X]\n")
+    res = run(pt, "twice.step")
+    res.assert_outcomes(passed=1, failed=1)
+    assert "the name `s` is used twice" in res.stdout.str()
 
 
 def test_contradiction_is_shown_with_the_failing_step(pt):
@@ -234,6 +251,9 @@ def pytest_unconfigure(config):
     )
     run(pt, "derivations").assert_outcomes(passed=3)
     assert (pt.path / "calls.txt").read_text() == "1"
+    # collection alone parses: nothing is checked
+    run(pt, "derivations", "--collect-only")
+    assert (pt.path / "calls.txt").read_text() == "0"
 
 
 @pytest.mark.skipif(importlib.util.find_spec("xdist") is None, reason="pytest-xdist not installed")

@@ -615,7 +615,7 @@ def _finish(checker, lr: LinkResult, verdict: Verdict, claim_span: Span, vals_us
 
 
 def check_statement(checker, st: S.Check) -> StepResult:
-    name = st.name.name if st.name is not None else f"check_{st.span.line}"
+    name = S.check_name(st)
     lt, rt = _src(checker, st.lhs.span), _src(checker, st.rhs.span)
     rel = st.rel
     res = StepResult(name, st.span, "check", f"{lt} {REL_TEXT.get(rel, rel)} {rt}", rel, [], UNKNOWN)
@@ -659,7 +659,7 @@ def table_statement(checker, st: S.Table) -> list[StepResult]:
         for col, (val, vnode, cell) in enumerate(zip(values, st.values, row.cells), 1):
             at = f"{var} = {_src(checker, vnode.span)}"
             ct = _src(checker, cell.span)
-            name = f"table_{st.span.line}[{r},{col}]"
+            name = S.table_cell_name(st, r, col)
             relt = REL_TEXT.get(row.rel, row.rel)
             res = StepResult(name, cell.span, "check", f"{et} {relt} {ct} at {at}", row.rel, [], UNKNOWN)
             lr = LinkResult(1, relt, f"{et} at {at}", ct, cell.span, UNKNOWN)

@@ -6,7 +6,9 @@ installed package use ``pytest -p stepcheck.pytest_plugin``.
 
 * Files whose name matches the ini option ``stepcheck_files`` (default
   ``*.step``; several patterns separated by spaces) are collected under the
-  given paths; each file is checked once, when it is collected.
+  given paths; each file is parsed when it is collected and checked once,
+  when the first of its items runs (under xdist, each worker checks only
+  the files whose items it runs).
 * One item per step (``refute`` and ``check`` steps included), node id
   ``path/to/file.step::step_name``; ``-k step_name`` selects it.
 * An item fails when its step does not hold (``fails`` or ``unknown``: unknown
@@ -14,7 +16,9 @@ installed package use ``pytest -p stepcheck.pytest_plugin``.
   ``verify`` command (file:line:col, the source line, carets, the residual or
   counterexample).
 * A file that cannot be read or parsed fails its collection with the
-  diagnostic; so does a file with input errors outside every step.
+  diagnostic; so does a file with no steps and errors.  Errors outside every
+  step (a bad declaration, contradictory assumptions) fail every item of the
+  file, with the diagnostic.
 * ``--stepcheck-strict``: cited-but-unneeded facts are errors.
   ``--stepcheck-why``: the failure text explains each assumption used.
 
@@ -90,7 +94,7 @@ class StepFailure(Exception):
 
 
 class StepFile(pytest.File):
-    """A ``.step`` file: checked once; one :class:`StepItem` per step."""
+    """A ``.step`` file: parsed at collection, checked once when its first item runs."""
 
     report = None  # the FileReport, cached on the node
 
@@ -102,30 +106,66 @@ class StepFile(pytest.File):
         return self.report
 
     def collect(self):
+        """One item per result the file will produce, read off the syntax (no checking here:
+        under xdist each worker then checks only the files whose items it runs)."""
+        from .errors import StepError
+        from .parser import MAX_FILE_BYTES, parse
+        from .syntax import planned_results
+
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = None
+        planned = []
+        if text is not None and len(text.encode("utf-8", errors="replace")) <= MAX_FILE_BYTES:
+            try:
+                planned = planned_results(parse(text, _display_path(self.path)))
+            except (StepError, RecursionError):
+                planned = []
+        if not planned:
+            # unreadable, unparsable or without steps: check now, so its errors fail the collection
+            self._raise_file_errors(self.get_report(), always=True)
+        self.planned_lines = [(sp.line, sp.end_line) for _, sp, _ in planned if sp is not None]
+        seen: dict = {}
+        for name, span, kind in planned:
+            nth = seen[name] = seen.get(name, -1) + 1
+            yield StepItem.from_parent(self, name=name, nth=nth, kind=kind,
+                                       lines=(span.line, span.end_line) if span is not None else (1, 1))
+
+    def in_planned(self, span) -> bool:
+        return span is not None and any(a <= span.line <= b for a, b in getattr(self, "planned_lines", ()))
+
+    def _raise_file_errors(self, rep, always=False):
         from .api import _in_step, _sources_for
 
-        rep = self.get_report()
         if rep.fatal:
             loose = [d for d in rep.errors if not any(_in_step(d.span, s) for s in rep.steps)]
-            if not rep.steps or loose:
+            if always or not rep.steps or loose:
                 sources = _sources_for(rep)
                 text = "\n\n".join(d.render(sources) for d in (loose or rep.errors or rep.diagnostics))
-                raise self.CollectError(text)
-        for step in rep.steps:
-            yield StepItem.from_parent(self, name=step.name, step=step)
+                if text:
+                    raise self.CollectError(text)
 
 
 class StepItem(pytest.Item):
-    """One step of a ``.step`` file."""
+    """One step (or check, refute, simulate, table cell) of a ``.step`` file."""
 
-    def __init__(self, *, step, **kwargs):
+    def __init__(self, *, nth: int = 0, lines: tuple = (1, 1), kind: str = "step", **kwargs):
         super().__init__(**kwargs)
-        self.step = step
+        self.nth = nth  # the same name twice: the second item reports the checker's error
+        self.line, self.end_line = lines
+        self.kind = kind
         self.add_marker(pytest.mark.stepcheck)
 
     @property
     def file_report(self):
         return self.parent.get_report()
+
+    @property
+    def step(self):
+        """This item's result in the file report (None when the checker produced none)."""
+        same = [s for s in self.file_report.steps if s.name == self.name]
+        return same[self.nth] if self.nth < len(same) else None
 
     def runtest(self):
         from .api import _in_step, _sources_for, render_step, step_errors
@@ -133,13 +173,19 @@ class StepItem(pytest.Item):
         from .results import HOLDS, SIMULATED
 
         rep = self.file_report
+        step = self.step
+        sources = _sources_for(rep)
+        # errors outside every step (a bad declaration, contradictory assumptions) fail every item
+        loose = [d.render(sources) for d in rep.errors
+                 if not any(_in_step(d.span, s) for s in rep.steps) and not self.parent.in_planned(d.span)]
+        if step is None:  # the checker produced no result for it: its own errors say why
+            mine = [d.render(sources) for d in rep.errors
+                    if d.span is not None and self.line <= d.span.line <= self.end_line]
+            raise StepFailure("\n\n".join(loose + mine) or f"`{self.name}` was not checked")
         # a consistent simulation passes (an inconsistent one carries an error diagnostic)
-        if self.step.status not in (HOLDS, SIMULATED) or step_errors(rep, self.step):
+        if step.status not in (HOLDS, SIMULATED) or step_errors(rep, step) or loose:
             why = self.config.getoption("stepcheck_why")
-            text = render_step(rep, self.step, why=why, ascii_only=not supports_unicode(sys.__stdout__))
-            # file-level errors outside every step (e.g. contradictory assumptions) explain it too
-            sources = _sources_for(rep)
-            loose = [d.render(sources) for d in rep.errors if not any(_in_step(d.span, s) for s in rep.steps)]
+            text = render_step(rep, step, why=why, ascii_only=not supports_unicode(sys.__stdout__))
             raise StepFailure("\n\n".join(loose + [text]))
 
     def repr_failure(self, excinfo, style=None):
@@ -148,9 +194,7 @@ class StepItem(pytest.Item):
         return super().repr_failure(excinfo)
 
     def reportinfo(self):
-        line = self.step.span.line - 1 if self.step.span is not None else 0
-        word = "refute" if self.step.kind == "refute" else "step"
-        return self.path, line, f"{word} {self.name}"
+        return self.path, self.line - 1, f"{'refute' if self.kind == 'refute' else 'step'} {self.name}"
 
 
 def pytest_configure(config):

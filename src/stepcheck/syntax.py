@@ -324,3 +324,34 @@ class Program:
     file: str
     statements: list[Statement]
     text: str
+
+
+# ---------------------------------------------------------------- result names
+
+
+def check_name(st: Check) -> str:
+    """The name of a check's result: its own, or ``check_<line>`` when unnamed."""
+    return st.name.name if st.name is not None else f"check_{st.span.line}"
+
+
+def table_cell_name(st: Table, row: int, col: int) -> str:
+    """The name of one table cell's result (rows and columns count from 1)."""
+    return f"table_{st.span.line}[{row},{col}]"
+
+
+def planned_results(prog: Program) -> list[tuple[str, Span, str]]:
+    """The (name, span, kind) of every result checking ``prog`` produces, in order, read off the
+    syntax alone (the pytest plugin collects items from this without checking the file)."""
+    out = []
+    for st in prog.statements:
+        if isinstance(st, Step):
+            out.append((st.name.name, st.span, st.kind))
+        elif isinstance(st, Simulate):
+            out.append((st.name.name, st.span, "simulate"))
+        elif isinstance(st, Check):
+            out.append((check_name(st), st.span, "check"))
+        elif isinstance(st, Table):
+            for r, row in enumerate(st.rows, 1):
+                for c, cell in enumerate(row.cells, 1):
+                    out.append((table_cell_name(st, r, c), cell.span, "check"))
+    return out
