@@ -333,3 +333,21 @@ def test_moment_surrogate_needs_numeric_parameters():
     assert Dist("Normal", (sympy.Integer(0), s), "Normal(0, s)").moment_surrogate() is None
     # a surrogate is only for the cross-check: a counterexample must follow the law itself
     assert Dist("Normal", (sympy.Integer(0), sympy.Integer(1)), "Normal(0, 1)").support() is None
+
+
+@pytest.mark.parametrize("src", [
+    # the second link reuses the models drawn for the first (same facts: none)
+    "random X, Y\nstep a: E[X Y] = E[X] E[Y]\nstep b: E[X^2] = E[X]^2\n",
+    # the reused models lack Y: the second link draws its own
+    "random X, Y\nstep a: E[X^2] = E[X]^2\nstep b: E[Y^2] = E[Y]^2\n",
+])
+def test_cross_check_reuses_models_without_losing_a_link(monkeypatch, src):
+    from stepcheck.kernel import prove
+
+    def liar(self, lhs, rhs, cands, rel="="):
+        return prove.Outcome("holds", used=list(cands), rules=["algebra"])
+
+    monkeypatch.setattr(prove.LinkProver, "prove", liar)
+    rep = check_text(src)
+    assert [dg.code for dg in rep.diagnostics] == ["E-internal-soundness"] * 2
+    assert [s.status for s in rep.steps] == ["unknown", "unknown"]

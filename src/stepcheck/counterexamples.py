@@ -132,29 +132,53 @@ def attach_counterexample(checker, lr: LinkResult, lhs, rhs, candidates, outcome
 
 
 def cross_check(checker, lr: LinkResult, lhs, rhs, outcome) -> None:
-    """Evaluate a link the kernel accepted on random finite models of its assumptions."""
+    """Evaluate a link the kernel accepted on random finite models of its assumptions.
+
+    Models are drawn once per set of used facts (under the same
+    declarations) and reused by later links resting on the same facts; a link
+    the reused models cannot evaluate (a variable or dimension they lack)
+    draws its own.
+    """
     from .models import Evaluator, ModelError, _index_syms, assignments, holds_rel, random_models
 
     t0 = time.monotonic()
     decls = checker.prover.decls
     facts = _facts(checker, outcome.used)
-    fixed, _ = _distributions(checker, outcome.used, surrogate=True)
-    try:
+    cache = checker.__dict__.setdefault("_cross_models", {})
+    key = frozenset(outcome.used)
+
+    def draw():
+        fixed, _ = _distributions(checker, outcome.used, surrogate=True)
         models = random_models(decls, facts, CROSS_MODELS, seed=_seed(lr.lhs, lr.rhs, lr.index), exprs=[lhs, rhs],
                                seconds=CROSS_SECONDS, fixed=fixed)
-        free = _index_syms([lhs, rhs], decls)
+        cache[key] = (decls, models)
+        return models
+
+    def disagreement(models) -> int | None:
+        """Models evaluated; None once a disagreement is reported."""
+        done = 0
         for model in models:
             if time.monotonic() - t0 > 2 * CROSS_SECONDS:
-                return
+                break
             ev = Evaluator(model, decls)
             try:
                 for env in assignments(free, decls, model):
                     lv, rv = ev.ev(lhs, env, None), ev.ev(rhs, env, None)
                     if holds_rel(lv, _rel(lr.rel), rv, need_true=False) is False:
                         _soundness_error(checker, lr, model, env, lv, rv, facts)
-                        return
+                        return None
             except ModelError:
                 continue
+            done += 1
+        return done
+
+    try:
+        free = _index_syms([lhs, rhs], decls)
+        hit = cache.get(key)
+        reused = hit is not None and hit[0] is decls
+        done = disagreement(hit[1] if reused else draw())
+        if reused and done == 0:
+            disagreement(draw())
     except ModelError:
         return
     except Exception as e:  # noqa: BLE001 - never turn a bug here into a verdict
