@@ -276,6 +276,28 @@ def test_ascii_stdout_does_not_crash(tmp_path):
     assert b"cannot read" in r.stdout
 
 
+@pytest.mark.parametrize("full_exit", ["", "1"])
+def test_program_exit_keeps_all_output_and_the_code(full_exit, capsys):
+    """`verify` leaves with os._exit after flushing (no interpreter teardown): the whole report
+    and the exit code must still arrive, the same as with an ordinary exit."""
+    files = [str(ROOT / "derivations" / "var_dot.step"), str(ROOT / "derivations" / "bad" / "wrong_step.step")]
+    r = subprocess.run([sys.executable, "-m", "stepcheck", "--json", *files], capture_output=True, text=True,
+                       env={**_env(), "STEPCHECK_FULL_EXIT": full_exit}, timeout=120)
+    assert r.returncode == 1, r.stderr
+    assert cli.main(["--json", *files]) == 1
+    assert _untimed(json.loads(r.stdout)) == _untimed(json.loads(capsys.readouterr().out))
+    assert r.stderr == ""
+
+
+def _untimed(x):
+    """A JSON report without its timings (they differ between two runs)."""
+    if isinstance(x, dict):
+        return {k: _untimed(v) for k, v in x.items() if k not in ("seconds", "total_seconds")}
+    if isinstance(x, list):
+        return [_untimed(v) for v in x]
+    return x
+
+
 # ---------------------------------------------------- with the real checker
 
 

@@ -1,7 +1,5 @@
 """``python -m stepcheck FILE...`` is the ``verify`` command."""
-import sys
-
-from .cli import main
+from .cli import console
 
 if __name__ == "__main__":
-    sys.exit(main())
+    console()

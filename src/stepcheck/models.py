@@ -1107,12 +1107,16 @@ class _Ctx:
         self.var: dict = {}
         self.second: dict = {}
         self.uncorr: set = set()
+        self.apart: set = set()  # pairs a kept independence fact separates: never drawn in one group
         self.bad = False
         for f in list(facts) + list(extra):
             if isinstance(f, IndepFact):
+                kept = any(f is g for g in facts)
                 for ks in _indep_sets(f, decls, self.skel, ev):
                     for k in ks:
                         keys[k] = None
+                    if kept:
+                        self.apart |= {frozenset(p) for p in itertools.combinations(dict.fromkeys(ks), 2)}
                 continue
             for env in assignments(fact_free(f, decls), decls, self.skel, f.distinct):
                 for side in (f.lhs, f.rhs):
@@ -1251,6 +1255,9 @@ class _Ctx:
             size = rng.choice([1, 1, 2, 2, 3])
             ks = keys[i:i + size]
             i += size
+            if any(frozenset(p) in self.apart for p in itertools.combinations(ks, 2)):
+                ks = ks[:1]  # a kept independence fact would reject this group: draw it alone
+                i -= size - 1
             if len(ks) == 1:
                 groups += self._singletons(margs, ks)
                 continue

@@ -230,16 +230,18 @@ class LinkProver:
         if not full.holds:
             return self.judge_failure(lhs, rhs, candidates, full, deadline, rel)
         used_ranges = list(ranges)
+        final = full  # always the attempt under exactly (used, used_ranges): its trace is the proof's
         try:
             for lab in (candidates if used else []):
                 trial = [x for x in used if x != lab]
-                if self.attempt(lhs, rhs, trial, used_ranges, deadline, rel).holds:
-                    used = trial
+                a = self.attempt(lhs, rhs, trial, used_ranges, deadline, rel)
+                if a.holds:
+                    used, final = trial, a
             for rg in ranges:
                 trial = [x for x in used_ranges if x != rg]
-                if self.attempt(lhs, rhs, used, trial, deadline, rel).holds:
-                    used_ranges = trial
-            final = self.attempt(lhs, rhs, used, used_ranges, deadline, rel)
+                a = self.attempt(lhs, rhs, used, trial, deadline, rel)
+                if a.holds:
+                    used_ranges, final = trial, a
         except (KernelLimit, Inconsistent):
             # the full proof stands; attribution could not be minimised in time
             return Outcome("holds", used=list(used), ranges=ranges, rules=sorted(full.trace.rules),
