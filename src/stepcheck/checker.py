@@ -84,6 +84,7 @@ class Checker:
         self.step_facts: dict[str, list] = {}
         self.lines = rep.text.splitlines()
         self._prover = None
+        self._consistency_cache: dict = {}  # fact normal forms for check_consistency, freed with the checker
         self.contradiction: set[str] = set()
         self.implicit_index: set[str] = set()
         self._verified: list[str] = []  # steps that hold, in order (candidates for later links)
@@ -359,7 +360,7 @@ class Checker:
             group = set(self.relevant_to_names(list(self.facts), names)) | {new_label}
             facts = {lab: fs for lab, fs in self.facts.items() if lab in group}
         try:
-            bad = check_consistency(self.prover.decls, facts, self.limits)
+            bad = check_consistency(self.prover.decls, facts, self.limits, cache=self._consistency_cache)
         except Exception:  # a limit or an unsupported shape: no verdict
             bad = None
         if bad and not set(bad) <= self.contradiction:

@@ -549,24 +549,25 @@ def _trial_values(s: Symbol):
     return [Integer(0), Integer(1), Integer(-1), Integer(2)]
 
 
-_CONSISTENCY_NF: dict = {}  # (fact, independence-set number) -> normal form; keyed on objects, not id()
-_INDEP_KEYS: dict = {}  # tuple of independence facts -> a small number
-
-
-def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None) -> list[str] | None:
+def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
+                      cache: dict | None = None) -> list[str] | None:
     """Labels whose facts contradict each other (None when no contradiction is seen).
 
     Looks for equation facts that generate the unit ideal (e.g. Var(X) = 1 and
     Var(X) = 2), and for a variance, second moment or SD set to a negative
-    number.
+    number.  ``cache``: a dict the caller keeps while its facts live (one per
+    checked file), so each fact is normalised once per set of independence
+    facts across repeated checks; it is keyed on the fact objects, not id().
     """
     from .objects import SD, Var
 
+    cache = {} if cache is None else cache
     labels = list(facts)
     indep = [f for lab in labels for f in facts[lab] if isinstance(f, IndepFact)]
     nz = Normalizer(decls, indep, (), frozenset(), limits)
     # one small number per set of independence facts (hashing the whole tuple once per call)
-    ikey = _INDEP_KEYS.setdefault(tuple(indep), len(_INDEP_KEYS))
+    ikeys = cache.setdefault("indep-sets", {})
+    ikey = ikeys.setdefault(tuple(indep), len(ikeys))
     polys, owners = [], []
     for lab in labels:
         for f in facts[lab]:
@@ -579,17 +580,13 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None) -
                         return [lab]
             # a fact's normal form is computed once per set of independence facts
             key = (f, ikey)
-            p = _CONSISTENCY_NF.get(key)
+            p = cache.get(key)
             if p is None:
                 try:
                     p = nz.expr(_as_expr(f.lhs) - _as_expr(f.rhs))
                 except KernelLimit:
                     continue
-                if len(_CONSISTENCY_NF) > 20000:
-                    _CONSISTENCY_NF.clear()
-                    _INDEP_KEYS.clear()
-                    ikey = _INDEP_KEYS.setdefault(tuple(indep), 0)
-                _CONSISTENCY_NF[key] = p
+                cache[key] = p
             polys.append(p)
             owners.append(lab)
     try:

@@ -54,7 +54,7 @@ def reduce_modulo(p, facts) -> sympy.Expr:
     return _reduce_modulo(p, facts)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=2048)
 def _reduce_modulo(p, facts: frozenset) -> sympy.Expr:
     if not facts:
         return p
