@@ -387,3 +387,29 @@ def test_off_diagonal_sum_syntax():
                           "step s: sum(i, j=1..n, i != j, E[q_i] E[q_j]) = n (n - 1) mu^2 by m")
     assert not rep.fatal
     assert link(rep, "s").status == "holds"
+
+
+def test_checking_restores_the_garbage_collector_thresholds():
+    import gc
+
+    from stepcheck.checker import _fewer_collections
+
+    before = gc.get_threshold()
+    check_text("random X\nstep s: E[2 X] = 2 E[X]\n")
+    assert gc.get_threshold() == before
+    with pytest.raises(RuntimeError):
+        with _fewer_collections():
+            assert gc.get_threshold()[0] >= 20_000
+            raise RuntimeError("boom")
+    assert gc.get_threshold() == before
+
+
+def test_candidates_are_the_connected_facts_in_order():
+    """Verified steps first (in the order verified), then assumptions (as written); unconnected ones left out."""
+    rep = check_text("random X, Y, Z, W\nassume a: E[X] = 1\nassume b: E[Z] = 5\nassume c: E[Y] = E[X]\n"
+                     "assume d: E[W] = 0\nstep s: E[Y] = 1\nstep t: E[Y] + E[Z] = 6\n")
+    assert [lk.status for st in rep.steps for lk in st.links] == ["holds", "holds"]
+    assert rep.steps[0].rests_on == ["a", "c"]
+    # drop-one minimisation tries the candidates in order: the step `s` first, so it is dropped
+    # (with the assumptions first, `a` would go and the answer would be ["s", "b"])
+    assert rep.steps[1].rests_on == ["a", "b", "c"]
