@@ -611,6 +611,8 @@ def render(res: dict, png_name: str, plot_note: str | None) -> str:
          f"`verify` is run as `python -m stepcheck` (the same `main` as the console script).", ""]
     if m["quick"]:
         L += ["**Quick mode**: tiny sizes, one run each; not representative.", ""]
+    if m.get("reused"):
+        L += ["Cases taken from a saved run (`--reuse`): " + ", ".join(m["reused"]) + ".", ""]
     if plot_note:
         L += [f"_{plot_note}_", ""]
     else:
@@ -636,6 +638,15 @@ def render(res: dict, png_name: str, plot_note: str | None) -> str:
         e = sc[key]["exponent"]
         L.append(f"| 4. scaling exponent, {lab} | {'—' if e is None else f'{e:.2f}'} | < 1.1 | "
                  f"{goal(None if e is None else e < 1.1)} |")
+    rows = [r for r in sc["interleaved"]["rows"] if isinstance(r.get("seconds"), float) and "blocks_retained" in r]
+    if len(rows) >= 2:
+        small, big = rows[-2], rows[-1]
+        per_step = big["rss_growth_kb"] / big["steps"]
+        kept = (big["blocks_retained"] - small["blocks_retained"]) / (big["steps"] - small["steps"])
+        L.append(f"| 4. memory, {big['steps']} steps | peak RSS +{big['rss_growth_kb'] / 1024:.0f} MiB "
+                 f"({per_step:.0f} KiB per step); live blocks kept without the report: {kept:.0f} per step "
+                 f"from {small['steps']} to {big['steps']} steps (bounded caches) | flat | "
+                 f"{goal(per_step < 1)} |")
     if at["ratio"] is not None:
         L.append(f"| 5. attribution overhead (prove / one attempt) | {fmt_r(at['ratio'])} | < 3× | {goal(at['ratio'] < 3)} |")
     if lib:
@@ -818,7 +829,10 @@ def main(argv: list[str] | None = None) -> int:
     if not quick:
         run_case("library", "6. whole library", lambda: case_library(min(runs, 3)))
     run_case("pdf", "7. pdf", lambda: {"skipped": "quick mode"} if quick else case_pdf(runs))
-    res["meta"]["total"] = time.perf_counter() - t_start
+    # reused cases keep the time they took when they were measured
+    res["meta"]["total"] = time.perf_counter() - t_start + (reuse.get("meta", {}).get("total", 0) if reuse else 0)
+    if reuse:
+        res["meta"]["reused"] = sorted(k for k in reuse if k != "meta")
 
     note = plot(res, png)
     out.write_text(render(res, png.name, note) + "\n", encoding="utf-8")
