@@ -144,7 +144,7 @@ def cross_check(checker, lr: LinkResult, lhs, rhs, outcome) -> None:
     t0 = time.monotonic()
     decls = checker.prover.decls
     facts = _facts(checker, outcome.used)
-    cache = checker.__dict__.setdefault("_cross_models", {})
+    cache = checker._cross_models
     key = frozenset(outcome.used)
 
     def draw():
