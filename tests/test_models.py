@@ -351,3 +351,17 @@ def test_cross_check_reuses_models_without_losing_a_link(monkeypatch, src):
     rep = check_text(src)
     assert [dg.code for dg in rep.diagnostics] == ["E-internal-soundness"] * 2
     assert [s.status for s in rep.steps] == ["unknown", "unknown"]
+
+
+def test_cross_check_models_are_dropped_with_their_declarations():
+    """New declarations replace the prover's Decls: models drawn under the old ones must go too
+    (they kept every old Decls alive: memory grew with the square of the number of steps)."""
+    from stepcheck.checker import Checker, FileReport
+    from stepcheck.parser import parse
+
+    text = "".join(f"random X{k}\nstep s{k}: E[2 X{k}] = 2 E[X{k}]\n" for k in range(5))
+    ch = Checker(FileReport(path="<t>", text=text))
+    ch.run(parse(text, "<t>"))
+    assert all(s.status == "holds" for s in ch.rep.steps)
+    assert ch._cross_models["decls"] is ch.prover.decls
+    assert len(ch._cross_models) <= 2  # the current Decls and the models of its one fact set

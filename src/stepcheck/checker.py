@@ -108,7 +108,7 @@ class Checker:
         self.lines = rep.text.splitlines()
         self._prover = None
         self._consistency_cache: dict = {}  # fact normal forms for check_consistency, freed with the checker
-        self._cross_models: dict = {}  # used facts -> (decls, models) for the soundness cross-check
+        self._cross_models: dict = {}  # for the soundness cross-check: "decls" -> Decls, used facts -> models
         self.contradiction: set[str] = set()
         self.implicit_index: set[str] = set()
         self._verified: list[str] = []  # steps that hold, in order (candidates for later links)

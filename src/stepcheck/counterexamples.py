@@ -144,6 +144,8 @@ def cross_check(checker, lr: LinkResult, lhs, rhs, outcome) -> None:
     t0 = time.monotonic()
     decls = checker.prover.decls
     facts = _facts(checker, outcome.used)
+    if checker._cross_models.get("decls") is not decls:  # new declarations: the old models go (and their decls)
+        checker._cross_models = {"decls": decls}
     cache = checker._cross_models
     key = frozenset(outcome.used)
 
@@ -151,7 +153,7 @@ def cross_check(checker, lr: LinkResult, lhs, rhs, outcome) -> None:
         fixed, _ = _distributions(checker, outcome.used, surrogate=True)
         models = random_models(decls, facts, CROSS_MODELS, seed=_seed(lr.lhs, lr.rhs, lr.index), exprs=[lhs, rhs],
                                seconds=CROSS_SECONDS, fixed=fixed)
-        cache[key] = (decls, models)
+        cache[key] = models
         return models
 
     def disagreement(models) -> int | None:
@@ -175,8 +177,8 @@ def cross_check(checker, lr: LinkResult, lhs, rhs, outcome) -> None:
     try:
         free = _index_syms([lhs, rhs], decls)
         hit = cache.get(key)
-        reused = hit is not None and hit[0] is decls
-        done = disagreement(hit[1] if reused else draw())
+        reused = hit is not None
+        done = disagreement(hit if reused else draw())
         if reused and done == 0:
             disagreement(draw())
     except ModelError:

@@ -369,7 +369,7 @@ class Elaborator:
         def walk(n):
             if isinstance(n, S.Name) and n.name in self.scope.families and self.lookup_bound(n.name) is None:
                 fams.add(n.name)
-            for v in vars(n).values():
+            for v in S.field_values(n):
                 if isinstance(v, list):
                     for x in v:
                         if hasattr(x, "span"):

@@ -814,7 +814,7 @@ def _children(node):
 
 
 def _statement_exprs(st):
-    for v in vars(st).values():
+    for v in S.field_values(st):
         if isinstance(v, _EXPR_TYPES):
             yield v
         elif isinstance(v, list):

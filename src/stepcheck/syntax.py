@@ -17,19 +17,19 @@ from .errors import Span
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass
+@dataclass(slots=True)
 class Num:
     text: str  # as written: "2.5", "1e-9", "6"
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Name:
     name: str  # "X", "q_i", "d_k", "δ_ij", "σ"
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Subscript:
     """``q_{i}`` or ``q[i]`` (explicit subscripts, one or more indices)."""
 
@@ -38,7 +38,7 @@ class Subscript:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class BinOp:
     op: str  # "+", "-", "*", "/", "^"
     left: "Expr"
@@ -47,13 +47,13 @@ class BinOp:
     implicit: bool = False  # "*" written as juxtaposition
 
 
-@dataclass
+@dataclass(slots=True)
 class Neg:
     operand: "Expr"
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Call:
     """``f(a, b)``, ``E[X]`` (bracket=True) or ``|x|`` (func="abs")."""
 
@@ -64,7 +64,7 @@ class Call:
     bracket: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class BigOp:
     """``sum(i=1..n, f)``, ``Σ_{i=1}^{n} f``, ``prod(i=1..n, f)``."""
 
@@ -76,13 +76,13 @@ class BigOp:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Vector:
     items: list["Expr"]
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Compare:
     """A relation used as a value, e.g. inside ``P(S = 0)``."""
 
@@ -97,7 +97,7 @@ Expr = Union[Num, Name, Subscript, BinOp, Neg, Call, BigOp, Vector, Compare]
 # ---------------------------------------------------------------- declarations
 
 
-@dataclass
+@dataclass(slots=True)
 class TypeSpec:
     """``positive integer``, ``real``, ``index 1..n`` ..."""
 
@@ -107,27 +107,27 @@ class TypeSpec:
     hi: Expr | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Derivation:
     name: Name
     title: str | None
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Source:
     text: str
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Let:
     names: list[Name]
     type: TypeSpec
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class FamilyRange:
     """``for i in 1..n`` after ``random`` or ``real``."""
 
@@ -137,7 +137,7 @@ class FamilyRange:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Random:
     names: list[Name]  # as written: "q_i", "X"
     family: FamilyRange | None
@@ -145,21 +145,21 @@ class Random:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class RealDecl:
     names: list[Name]
     family: FamilyRange | None
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Define:
     name: Name  # "p_i" (the defined name as written, maybe with an index)
     body: Expr
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Use:
     path: str
     span: Span
@@ -168,7 +168,7 @@ class Use:
 # ---------------------------------------------------------------- facts
 
 
-@dataclass
+@dataclass(slots=True)
 class ForCond:
     """``for i != j`` restricting a fact's free indices."""
 
@@ -177,7 +177,7 @@ class ForCond:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class EqFact:
     """An equation or inequality: ``E[q_i] = 0``, ``Cov(X, Y) = 0``, ``c > 0``."""
 
@@ -188,7 +188,7 @@ class EqFact:
     cond: ForCond | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class IndepFact:
     """``independent(q, k)``, ``X ⟂ Y`` (kind="independent") or ``uncorrelated(X, Y)``."""
 
@@ -201,7 +201,7 @@ class IndepFact:
 Fact = Union[EqFact, IndepFact]
 
 
-@dataclass
+@dataclass(slots=True)
 class Assume:
     label: Name
     facts: list[Fact]
@@ -211,7 +211,7 @@ class Assume:
 # ---------------------------------------------------------------- steps
 
 
-@dataclass
+@dataclass(slots=True)
 class Ref:
     """One citation after ``by``: a label, a step, ``def p``, or a rule name."""
 
@@ -219,7 +219,7 @@ class Ref:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Link:
     rel: str  # "=", "<", "<=", ">", ">=", "≈"
     rhs: Expr
@@ -228,7 +228,7 @@ class Link:
     has_by: bool = False
 
 
-@dataclass
+@dataclass(slots=True)
 class Step:
     name: Name
     first: Expr
@@ -241,7 +241,7 @@ class Step:
 # ---------------------------------------------------------------- numeric claims
 
 
-@dataclass
+@dataclass(slots=True)
 class Tolerance:
     """``within TOL`` (absolute) or ``within TOL relative``."""
 
@@ -250,7 +250,7 @@ class Tolerance:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Check:
     """``check [NAME:] A REL B [within TOL [relative]]``.
 
@@ -267,7 +267,7 @@ class Check:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class TableRow:
     """One row ``EXPR REL [c1, c2, ...] [within TOL]`` of a table."""
 
@@ -281,7 +281,7 @@ class TableRow:
         return iter((self.expr, self.rel, self.cells))
 
 
-@dataclass
+@dataclass(slots=True)
 class Table:
     """``table "title" for x in [v1, v2, ...]:`` and its indented rows."""
 
@@ -292,7 +292,7 @@ class Table:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Binding:
     """``NAME = EXPR`` after ``where`` or ``with`` in a ``simulate``."""
 
@@ -301,7 +301,7 @@ class Binding:
     span: Span
 
 
-@dataclass
+@dataclass(slots=True)
 class Simulate:
     """``simulate NAME: A ≈ B [where x = v, ...] [with samples = N, seed = S,
     confidence = C] [by STEP]``."""
@@ -319,11 +319,19 @@ class Simulate:
 Statement = Union[Derivation, Source, Let, Random, RealDecl, Define, Use, Assume, Step, Check, Table, Simulate]
 
 
-@dataclass
+@dataclass(slots=True)
 class Program:
     file: str
     statements: list[Statement]
     text: str
+
+
+# ---------------------------------------------------------------- traversal
+
+
+def field_values(node) -> list:
+    """The values of a node's fields, in order (nodes have slots, not a ``__dict__``)."""
+    return [getattr(node, f) for f in node.__dataclass_fields__]
 
 
 # ---------------------------------------------------------------- result names
