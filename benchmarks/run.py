@@ -34,12 +34,10 @@ one run each, and no pytest-xdist or whole-library runs.
 from __future__ import annotations
 
 import argparse
-import gc
 import json
 import math
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys

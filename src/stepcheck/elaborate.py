@@ -16,7 +16,7 @@ from sympy import Dummy, IndexedBase, Integer, KroneckerDelta, Rational, Symbol
 
 from . import syntax as S
 from .errors import Span, closest, error
-from .kernel import SD, Cov, E, EqFact, IndepFact, Var
+from .kernel import SD, Cov, E, IndepFact, Var
 
 MAX_EXPONENT = 1000  # a numeric exponent larger than this is refused
 MAX_DECIMAL_EXPONENT = 400

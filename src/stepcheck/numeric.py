@@ -36,7 +36,7 @@ from sympy import Integer, Rational
 from . import syntax as S
 from .distributions import lookup
 from .elaborate import Elaborator
-from .errors import Diagnostic, Span, StepError, error
+from .errors import Diagnostic, Span, error
 from .kernel import IndepFact
 from .kernel.objects import SD, Cov, E, Var
 from .numeric_objects import Prob

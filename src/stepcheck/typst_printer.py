@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 import sympy
-from sympy import Integer, Rational, S
+from sympy import Integer, S
 from sympy.core.alphabets import greeks
 from sympy.printing.conventions import split_super_sub
 from sympy.printing.printer import Printer

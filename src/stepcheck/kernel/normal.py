@@ -32,7 +32,7 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
 
 from . import calculus
 from .calculus import Extremum
-from .context import Deadline, Decls, EqFact, IndepFact, KernelLimit, Limits
+from .context import Deadline, Decls, IndepFact, KernelLimit, Limits
 from .groups import linked_groups
 from .objects import SD, Cov, DSum, E, Var, canon_bound
 

@@ -8,7 +8,6 @@ free indices (see ``normal.py``).
 """
 from __future__ import annotations
 
-import sympy
 from sympy import Function, Symbol
 
 
