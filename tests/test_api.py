@@ -381,7 +381,7 @@ def test_unknown_mark_and_other_relations():
 def test_latex_of_kernel_objects():
     import sympy
 
-    from stepcheck.kernel.objects import DSum, SD, Cov, E, Var, canon_bound
+    from stepcheck.terms.objects import DSum, SD, Cov, E, Var, canon_bound
 
     X, Y, n = sympy.symbols("X Y n")
     b1, b2 = canon_bound(1), canon_bound(2)

@@ -10,8 +10,8 @@ import sympy
 from sympy import IndexedBase, KroneckerDelta, Sum, Symbol
 
 from stepcheck.checker import check_file, check_text
-from stepcheck.kernel.context import Decls, EqFact, IndepFact
-from stepcheck.kernel.objects import SD, Cov, E, Var
+from stepcheck.terms.facts import Decls, EqFact, IndepFact
+from stepcheck.terms.objects import SD, Cov, E, Var
 from stepcheck.models import (
     Group,
     Model,

@@ -7,7 +7,7 @@ from sympy import (
     Mul, Piecewise, Product, Rational, Sum, Symbol, Tuple, exp, log, oo, pi, root, sqrt, symbols, tanh,
 )
 
-from stepcheck.kernel.objects import SD, Cov, DSum, E, Var
+from stepcheck.terms.objects import SD, Cov, DSum, E, Var
 from stepcheck.typst_printer import TypstPrinter, typst
 
 x, y, n = symbols("x y n")

@@ -20,7 +20,7 @@ from . import syntax as S
 from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family, Scope, fact_kind
 from .errors import Diagnostic, Span, StepError, closest, error
 from .kernel import EqFact, IndepFact, IneqFact, Limits, LinkProver, check_consistency
-from .kernel.objects import SD, Cov, E, Var
+from .terms.objects import SD, Cov, E, Var
 from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult, Use
 
 RULES = {"linearity", "def Var", "def Cov", "def SD", "factorization", "sums", "facts", "algebra"}
@@ -739,6 +739,6 @@ def _compose(rels):
 
 
 def _show_expr(x) -> str:
-    from .kernel.show import show
+    from .terms.printer import show
 
     return show(x)

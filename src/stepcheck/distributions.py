@@ -292,7 +292,7 @@ def declare(checker, st: S.Random):
     """Called by ``Checker.distribution``: register the law and give the kernel its moment facts."""
     from .elaborate import Elaborator
     from .kernel import EqFact
-    from .kernel.objects import E, Var
+    from .terms.objects import E, Var
     from .results import AssumptionInfo
 
     d = st.distribution

@@ -445,8 +445,8 @@ class Elaborator:
         return sympy.ImmutableMatrix(items)
 
     def probability(self, node: S.Call):
-        """``P(event)``: an unevaluated :class:`~stepcheck.numeric_objects.Prob` of a sympy relational."""
-        from .numeric_objects import Prob
+        """``P(event)``: an unevaluated :class:`~stepcheck.terms.probability.Prob` of a sympy relational."""
+        from .terms.probability import Prob
 
         if len(node.args) != 1 or not isinstance(node.args[0], S.Compare):
             raise error("`P` takes an event: a relation such as `P(S = 0)` or `P(-1 <= Z <= 1)`", node.span,
@@ -459,7 +459,7 @@ class Elaborator:
             self.in_event = saved
 
     def e_Compare(self, node: S.Compare):
-        from .numeric_objects import RELATIONS, relation
+        from .terms.probability import RELATIONS, relation
 
         if not getattr(self, "in_event", False) or node.op not in RELATIONS:
             raise error("a relation cannot be used as a value here", node.span, code="E-unsupported")

@@ -33,10 +33,10 @@ from fractions import Fraction
 import sympy
 from sympy import Indexed, KroneckerDelta, Product, Sum, Symbol
 
-from .kernel.show import KernelPrinter
+from .terms.printer import KernelPrinter
 
-from .kernel.context import Decls, EqFact, IndepFact  # IneqFact: any fact with ``rel`` is read generically
-from .kernel.objects import SD, Cov, E, Var
+from .terms.facts import Decls, EqFact, IndepFact  # IneqFact: any fact with ``rel`` is read generically
+from .terms.objects import SD, Cov, E, Var
 
 MAX_OUTCOMES = 4096  # outcomes of one marginal table
 MAX_VARIABLES = 12  # random variables in one model (after unrolling families)

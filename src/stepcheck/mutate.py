@@ -527,8 +527,8 @@ class Oracle:
             yield env
 
     def instance(self, facts: dict, dependent: bool) -> Instance:
-        from .kernel.context import EqFact, IndepFact
-        from .kernel.objects import SD, Cov, E, Var
+        from .terms.facts import EqFact, IndepFact
+        from .terms.objects import SD, Cov, E, Var
 
         values: dict = {}
         for name, sym in self.scope.symbols.items():
@@ -673,7 +673,7 @@ class Oracle:
     def value(self, x, values, inst: Instance | None):
         """The value of ``x``; random variables stay as polynomials in the latents."""
         from .kernel.calculus import Extremum
-        from .kernel.objects import SD, Cov, E, Var
+        from .terms.objects import SD, Cov, E, Var
 
         if isinstance(x, (int, Fraction)):
             return sympy.Rational(x)
@@ -808,7 +808,7 @@ class Oracle:
 
     # -------------------------------------------------------------- facts and links
     def fact_holds(self, f, inst) -> bool:
-        from .kernel.context import EqFact, IneqFact
+        from .terms.facts import EqFact, IneqFact
 
         if not isinstance(f, (EqFact, IneqFact)):
             return True

@@ -38,8 +38,8 @@ from .distributions import lookup
 from .elaborate import Elaborator
 from .errors import Diagnostic, Span, error
 from .kernel import IndepFact
-from .kernel.objects import SD, Cov, E, Var
-from .numeric_objects import Prob
+from .terms.objects import SD, Cov, E, Var
+from .terms.probability import Prob
 from .results import FAILS, HOLDS, SIMULATED, UNKNOWN, LinkResult, StepResult, Use
 
 MAX_OUTCOMES = 2**16  # joint outcomes enumerated exactly
@@ -459,7 +459,7 @@ def _exact(x) -> str:
     """``erf(sqrt(2)/2) = 0.6826894921`` (the exact form when it is short and not a plain number)."""
     shown = fmt(x)
     if not x.is_Rational:
-        from .kernel.show import show
+        from .terms.printer import show
 
         t = show(x)
         if len(t) <= 40:

@@ -172,7 +172,7 @@ def _syntax_to_sympy(node):
     import sympy
 
     from . import syntax as S
-    from .kernel.objects import SD, Cov, E, Var
+    from .terms.objects import SD, Cov, E, Var
 
     t = _syntax_to_sympy
     if isinstance(node, S.Num):

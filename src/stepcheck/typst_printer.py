@@ -464,7 +464,7 @@ class TypstPrinter(Printer):
         simple = all(precedence(a) >= PRECEDENCE["Atom"] for a in (i, j))
         return f"delta_({si} {sj})" if simple else f"delta_({si}, {sj})"
 
-    # -- probability (stepcheck.kernel.objects)
+    # -- probability (stepcheck.terms.objects)
 
     def _print_E(self, expr) -> str:
         return f"{self._settings['expectation']}[{self._print(expr.args[0])}]"

@@ -7,8 +7,8 @@ text), declarations (:class:`Decls`) and facts (:class:`IndepFact`,
 sides normalises and reduces to exactly 0 using the facts it lists.  The
 kernel does no I/O and imports neither lark, typst nor pytest.
 """
-from .context import Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
-from .objects import SD, Cov, DSum, E, Var
+from ..terms.facts import Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
+from ..terms.objects import SD, Cov, DSum, E, Var
 from .prove import LinkProver, Outcome, check_consistency, free_indices
 from .reduce import clear_caches
 

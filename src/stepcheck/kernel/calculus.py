@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import sympy
 from sympy import Abs, Add, Dummy, Function, Interval, Mul, Pow, oo
 
-from .context import KernelLimit
-from .objects import DSum, E
+from ..terms.facts import KernelLimit
+from ..terms.objects import DSum, E
 
 
 class Extremum(Function):
@@ -322,7 +322,7 @@ def _variances_nonnegative(g):
         y = a.args[0]
         sq = E(y**2)
         if sq in g.atoms(E) and sq not in subs:
-            from .show import show
+            from ..terms.printer import show
 
             subs[sq] = Dummy(f"Var({show(y)})", nonnegative=True) + a**2
     return sympy.expand(g.xreplace(subs)) if subs else g

@@ -32,9 +32,9 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
 
 from . import calculus
 from .calculus import Extremum
-from .context import Deadline, Decls, IndepFact, KernelLimit, Limits
+from ..terms.facts import Deadline, Decls, IndepFact, KernelLimit, Limits
 from .groups import linked_groups
-from .objects import SD, Cov, DSum, E, Var, canon_bound
+from ..terms.objects import SD, Cov, DSum, E, Var, canon_bound
 
 _PROB = (E, Var, Cov, SD)
 

@@ -22,9 +22,9 @@ import sympy
 from sympy import Indexed, Integer, Symbol
 
 from .calculus import REALS, Iv, sign_proof, symbol_domain
-from .context import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
+from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
-from .objects import SD, Cov, DSum, E, Var, is_canon_bound
+from ..terms.objects import SD, Cov, DSum, E, Var, is_canon_bound
 from .reduce import Inconsistent, has_atoms, reduce_modulo
 
 
@@ -559,7 +559,7 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
     checked file), so each fact is normalised once per set of independence
     facts across repeated checks; it is keyed on the fact objects, not id().
     """
-    from .objects import SD, Var
+    from ..terms.objects import SD, Var
 
     cache = {} if cache is None else cache
     labels = list(facts)

@@ -17,7 +17,7 @@ from sympy.polys.polyerrors import PolynomialError, GeneratorsNeeded, Polificati
 from sympy.polys.polytools import parallel_poly_from_expr
 
 from .groups import linked_groups
-from .objects import DSum, E
+from ..terms.objects import DSum, E
 
 
 class Inconsistent(Exception):
