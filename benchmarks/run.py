@@ -456,7 +456,7 @@ def case_attribution(files: list[Path], runs: int) -> dict:
 
     def with_attr(c):
         decls, facts, limits, lhs, rhs, cands, rel = c
-        return P.LinkProver(decls, facts, limits).prove(lhs, rhs, cands, rel)
+        return P.LinkProver(decls, facts, limits).prove_link(lhs, rhs, cands, rel)
 
     def without(c):
         decls, facts, limits, lhs, rhs, cands, rel = c

@@ -2,14 +2,15 @@
 
 It walks the statements in order, builds the scope, turns assumptions into
 kernel facts, and checks every link of every step: with ``by``, the cited
-facts must suffice; without it, everything in scope is a candidate.  The
-kernel decides; this module only collects, attributes and reports.
+facts must suffice; without it, everything in scope is a candidate.  It is a
+driver over the :class:`~stepcheck.state.FileState` it owns: the kernel
+proves, the judge (``stepcheck.judge``) gives verdicts, and this module turns
+judgements into results and diagnostics.
 """
 from __future__ import annotations
 
 import contextlib
 import gc
-import itertools
 import time
 from collections import ChainMap
 
@@ -17,19 +18,25 @@ import sympy
 from sympy import IndexedBase, Symbol
 
 from . import syntax as S
-from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family, Scope, fact_kind
+from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family, fact_kind
 from .errors import Diagnostic, Span, StepError, closest, error
-from .kernel import EqFact, IndepFact, IneqFact, Limits, LinkProver, check_consistency
-from .terms.objects import SD, Cov, E, Var
+from .judge import settle, settle_step
+from .judge.link import LinkJudgement, judge_link
+from .kernel import LinkProver, check_consistency
+from .kernel.rules import RULES
+from .options import Options
 from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult, Use
+from .state import FileState
+from .terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, Limits
+from .terms.objects import SD, Cov, E, Var
 
-RULES = {"linearity", "def Var", "def Cov", "def SD", "factorization", "sums", "facts", "algebra"}
 MAX_STEPS = 2000
 REL_TEXT = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "!=": "≠", "≈": "≈"}
 
 
-def check_file(path: str, *, strict: bool = False, timeout: float = 5.0, why: bool = False,
-               cross_check: bool = True) -> FileReport:
+def check_file(path: str, options: Options | None = None, *, strict: bool | None = None,
+               timeout: float | None = None, why: bool | None = None, cross_check: bool | None = None) -> FileReport:
+    """Check a ``.step`` file under ``options`` (keyword arguments override single fields)."""
     from .parser import read_source
 
     try:
@@ -38,15 +45,15 @@ def check_file(path: str, *, strict: bool = False, timeout: float = 5.0, why: bo
         rep = FileReport(path=path, text="", fatal=True)
         rep.diagnostics.append(e.diagnostic)
         return rep
-    return check_text(text, path, strict=strict, timeout=timeout, why=why, cross_check=cross_check)
+    return check_text(text, path, options, strict=strict, timeout=timeout, why=why, cross_check=cross_check)
 
 
-def check_text(text: str, file: str = "<string>", *, strict: bool = False, timeout: float = 5.0, why: bool = False,
-               cross_check: bool = True) -> FileReport:
-    from .parser import parse
+def check_text(text: str, file: str = "<string>", options: Options | None = None, *, strict: bool | None = None,
+               timeout: float | None = None, why: bool | None = None, cross_check: bool | None = None) -> FileReport:
+    """Check ``.step`` source text under ``options`` (keyword arguments override single fields)."""
+    from .parser import MAX_FILE_BYTES, parse
 
-    from .parser import MAX_FILE_BYTES
-
+    options = (options or Options()).but(strict=strict, timeout=timeout, why=why, cross_check=cross_check)
     t0 = time.perf_counter()
     rep = FileReport(path=file, text=text)
     size = len(text.encode("utf-8", errors="replace"))
@@ -67,7 +74,7 @@ def check_text(text: str, file: str = "<string>", *, strict: bool = False, timeo
         rep.diagnostics.append(Diagnostic("error", "input nested too deeply", None, code="E-limit"))
         return rep
     with _fewer_collections():
-        Checker(rep, strict=strict, limits=Limits(seconds=timeout), why=why, cross_check=cross_check).run(prog)
+        Checker(rep, options).run(prog)
     rep.seconds = time.perf_counter() - t0
     return rep
 
@@ -92,26 +99,15 @@ def _fewer_collections(young: int = 20_000):
 
 
 class Checker:
-    def __init__(self, rep: FileReport, strict: bool = False, limits: Limits | None = None, why: bool = False,
-                 cross_check: bool = True):
+    """The driver: walks the statements, owns the file's state, records what the helpers return."""
+
+    def __init__(self, rep: FileReport, options: Options | None = None):
         self.rep = rep
-        self.why = why
-        self.do_cross_check = cross_check
-        self.strict = strict
-        self.limits = limits or Limits()
-        self.scope = Scope()
-        self.facts: dict[str, list] = {}  # label -> kernel facts
-        self.fact_kinds: dict[str, str] = {}
-        self.labels_span: dict[str, Span] = {}
-        self.steps: dict[str, StepResult] = {}
-        self.step_facts: dict[str, list] = {}
-        self.lines = rep.text.splitlines()
+        self.options = options or Options()
+        self.limits = Limits(seconds=self.options.timeout)
+        self.state = FileState(rep)
         self._prover = None
-        self._consistency_cache: dict = {}  # fact normal forms for check_consistency, freed with the checker
-        self._cross_models: dict = {}  # for the soundness cross-check: "decls" -> Decls, used facts -> models
-        self.contradiction: set[str] = set()
-        self.implicit_index: set[str] = set()
-        self._verified: list[str] = []  # steps that hold, in order (candidates for later links)
+        self._link_defs: set = set()  # definitions the current link unfolds
 
     # ------------------------------------------------------------ utilities
     def err(self, e: StepError):
@@ -119,40 +115,36 @@ class Checker:
         self.rep.fatal = True  # input errors: exit code 2
 
     def src(self, span: Span) -> str:
-        if span.line == span.end_line and 1 <= span.line <= len(self.lines):
-            return self.lines[span.line - 1][span.col - 1:span.end_col - 1].strip()
-        if 1 <= span.line <= len(self.lines):
-            first = self.lines[span.line - 1][span.col - 1:]
-            rest = [self.lines[k - 1] for k in range(span.line + 1, min(span.end_line, len(self.lines)) + 1)]
-            if rest:
-                rest[-1] = rest[-1][:span.end_col - 1]
-            return " ".join(x.strip() for x in [first, *rest])
-        return ""
+        return self.state.src(span)
+
+    def deadline(self) -> Deadline:
+        """A fresh budget for one link: everything done for the link spends from it."""
+        return Deadline(self.options.timeout)
 
     def declare(self, name: S.Name, kind: str, sym):
         n = name.name
-        if n in self.scope.symbols or n in self.scope.families or n in self.scope.defines:
-            prev = self.scope.spans.get(n)
+        scope = self.state.scope
+        if n in scope.symbols or n in scope.families or n in scope.defines:
+            prev = scope.spans.get(n)
             raise error(f"`{n}` is declared twice", name.span, "declared again here",
                         notes=[f"first declared at {prev}"] if prev else [], code="E-redeclared")
-        self.scope.symbols[n] = sym
-        self.scope.kinds[n] = kind
-        self.scope.spans[n] = name.span
+        scope.symbols[n] = sym
+        scope.kinds[n] = kind
+        scope.spans[n] = name.span
 
     @property
     def prover(self) -> LinkProver:
         if self._prover is None:
-            from .kernel import Decls
-
+            scope = self.state.scope
             decls = Decls(
-                random_symbols=frozenset(self.scope.random_symbols),
-                random_families=frozenset(n for n, f in self.scope.families.items() if f.random),
-                index_ranges=dict(self.scope.index_ranges),
-                family_ranges={n: (f.lo, f.hi) for n, f in self.scope.families.items()},
-                order={n: k for k, n in enumerate(self.scope.spans)},
+                random_symbols=frozenset(scope.random_symbols),
+                random_families=frozenset(n for n, f in scope.families.items() if f.random),
+                index_ranges=dict(scope.index_ranges),
+                family_ranges={n: (f.lo, f.hi) for n, f in scope.families.items()},
+                order={n: k for k, n in enumerate(scope.spans)},
             )
             # a live view: facts added later are seen without rebuilding the prover (and its caches)
-            self._prover = LinkProver(decls, ChainMap(self.facts, self.step_facts), self.limits)
+            self._prover = LinkProver(decls, ChainMap(self.state.facts, self.state.step_facts), self.limits)
         return self._prover
 
     # ------------------------------------------------------------ statements
@@ -173,10 +165,10 @@ class Checker:
                 getattr(self, "s_" + type(st).__name__)(st)
             except StepError as e:
                 self.err(e)
-        if self.why:
+        if self.options.why:
             from . import counterexamples
 
-            counterexamples.why_pass(self)
+            counterexamples.why_pass(self.state, self.prover.decls)
 
     def s_Derivation(self, st: S.Derivation):
         self.rep.name = st.name.name
@@ -189,32 +181,34 @@ class Checker:
     def s_Check(self, st):
         from . import numeric
 
-        self._record(numeric.check_statement(self, st))
+        self._record(numeric.check_statement(self.state, st))
 
     def s_Table(self, st):
         from . import numeric
 
-        for res in numeric.table_statement(self, st):
+        for res in numeric.table_statement(self.state, st):
             self._record(res)
 
     def s_Simulate(self, st):
         from . import numeric
 
-        self._record(numeric.simulate_statement(self, st))
+        self._record(numeric.simulate_statement(self.state, st))
 
     def _record(self, res: StepResult):
-        if res.name in self.steps or res.name in self.facts:
+        state = self.state
+        if res.name in state.steps or res.name in state.facts:
             raise error(f"the name `{res.name}` is used twice", res.span, code="E-redeclared")
-        self.steps[res.name] = res
+        state.steps[res.name] = res
         self.rep.steps.append(res)
-        self.step_facts.setdefault(res.name, [])
+        state.step_facts.setdefault(res.name, [])
 
     def s_Use(self, st: S.Use):
         raise error("`use` is not supported by this version of stepcheck", st.span, code="E-unsupported")
 
     def s_Let(self, st: S.Let):
         self._prover = None  # new declarations: the kernel's Decls change
-        el = Elaborator(self.scope)
+        scope = self.state.scope
+        el = Elaborator(scope)
         if st.type.kind == "index":
             lo, hi = el.expr(st.type.lo), el.expr(st.type.hi)
             for v, node in ((lo, st.type.lo), (hi, st.type.hi)):
@@ -223,11 +217,11 @@ class Checker:
                                 help="declare the bound with `let n: positive integer`", code="E-index")
             for nm in st.names:
                 sym = Symbol(nm.name, integer=True)
-                if nm.name in self.implicit_index and self.scope.index_ranges.get(sym) == (lo, hi):
-                    self.implicit_index.discard(nm.name)  # the same index, declared explicitly later
+                if nm.name in self.state.implicit_index and scope.index_ranges.get(sym) == (lo, hi):
+                    self.state.implicit_index.discard(nm.name)  # the same index, declared explicitly later
                     continue
                 self.declare(nm, "index", sym)
-                self.scope.index_ranges[sym] = (lo, hi)
+                scope.index_ranges[sym] = (lo, hi)
             return
         assumptions = KIND_OF_TYPE.get(st.type.kind)
         if assumptions is None:
@@ -236,20 +230,21 @@ class Checker:
             self.declare(nm, "dimension" if "integer" in st.type.kind else "real", Symbol(nm.name, **assumptions))
 
     def _family(self, st, names, random: bool):
-        el = Elaborator(self.scope)
+        scope = self.state.scope
+        el = Elaborator(scope)
         fr = st.family
         lo, hi = el.expr(fr.lo), el.expr(fr.hi)
         for v, node in ((lo, fr.lo), (hi, fr.hi)):
             if not v.is_integer:
                 raise error("a family range needs whole-number bounds", node.span, code="E-index")
         var = fr.var.name
-        if var not in self.scope.symbols:
+        if var not in scope.symbols:
             # `for i in 1..n` declares i as an index over 1..n unless it is declared already
             sym = Symbol(var, integer=True)
             self.declare(fr.var, "index", sym)
-            self.scope.index_ranges[sym] = (lo, hi)
-            self.implicit_index.add(var)
-        elif self.scope.kinds.get(var) != "index":
+            scope.index_ranges[sym] = (lo, hi)
+            self.state.implicit_index.add(var)
+        elif scope.kinds.get(var) != "index":
             raise error(f"`{var}` is not an index", fr.var.span, help=f"declare it with `let {var}: index {lo}..{hi}`",
                         code="E-index")
         for nm in names:
@@ -258,10 +253,10 @@ class Checker:
                 raise error(f"`{n}` does not use the family index `{var}`", nm.span,
                             help=f"write `{n}_{var}` (the family is indexed by `{var}`)", code="E-family")
             base = n[: -len(var) - 1]
-            if base in self.scope.families or base in self.scope.symbols:
+            if base in scope.families or base in scope.symbols:
                 raise error(f"`{base}` is declared twice", nm.span, code="E-redeclared")
-            self.scope.families[base] = Family(IndexedBase(base, real=True), var, lo, hi, random, nm.span)
-            self.scope.spans[base] = nm.span
+            scope.families[base] = Family(IndexedBase(base, real=True), var, lo, hi, random, nm.span)
+            scope.spans[base] = nm.span
 
     def s_Random(self, st: S.Random):
         self._prover = None  # new declarations: the kernel's Decls change
@@ -271,15 +266,24 @@ class Checker:
             for nm in st.names:
                 sym = Symbol(nm.name, real=True)
                 self.declare(nm, "random", sym)
-                self.scope.random_symbols.add(sym)
+                self.state.scope.random_symbols.add(sym)
         if st.distribution is not None:
             self.distribution(st)
 
     def distribution(self, st: S.Random):
-        """Register the declared law and give the kernel its moments (see distributions.py)."""
+        """Record the declared laws and the moment facts they give the kernel (see distributions.py)."""
         from . import distributions
 
-        distributions.declare(self, st)
+        state = self.state
+        for law in distributions.declare(state, st):
+            if law.index is not None:
+                state.scope.index_ranges[law.index[0]] = law.index[1]
+            state.laws[law.name] = law.declared
+            state.scope.distributions[law.written] = (st.distribution, st.distribution.span)
+            state.facts[law.label] = law.facts
+            state.fact_kinds[law.label] = "distribution"
+            state.labels_span[law.label] = law.span
+            self.rep.assumptions.append(law.info)
 
     def s_RealDecl(self, st: S.RealDecl):
         self._prover = None  # new declarations: the kernel's Decls change
@@ -290,25 +294,27 @@ class Checker:
                 self.declare(nm, "real", Symbol(nm.name, real=True))
 
     def s_Define(self, st: S.Define):
+        scope = self.state.scope
         n = st.name.name
-        el = Elaborator(self.scope)
+        el = Elaborator(scope)
         params = ()
-        if "_" in n and n not in self.scope.symbols:
+        if "_" in n and n not in scope.symbols:
             base, suffix = n.rsplit("_", 1)
             iv = el.index_value(suffix, st.name.span)
             if iv is not None and iv.is_Symbol:
                 n, params = base, (iv,)
-        if n in self.scope.symbols or n in self.scope.families or n in self.scope.defines:
+        if n in scope.symbols or n in scope.families or n in scope.defines:
             raise error(f"`{n}` is declared twice", st.name.span, code="E-redeclared")
         body = el.expr(st.body)
-        self.scope.defines[n] = Definition(n, params, body, st.span)
-        self.scope.spans[n] = st.name.span
+        scope.defines[n] = Definition(n, params, body, st.span)
+        scope.spans[n] = st.name.span
 
     def s_Assume(self, st: S.Assume):
+        state = self.state
         label = st.label.name
-        if label in self.facts or label in self.steps:
+        if label in state.facts or label in state.steps:
             raise error(f"the label `{label}` is used twice", st.label.span, code="E-redeclared")
-        el = Elaborator(self.scope)
+        el = Elaborator(state.scope)
         kfacts, texts, kinds = [], [], []
         for f in st.facts:
             distinct = ()
@@ -319,8 +325,7 @@ class Checker:
                 kf = self.indep_fact(label, f, el, distinct)
             else:
                 lhs, rhs = el.expr(f.left), el.expr(f.right)
-                free = tuple(sorted({s for s in (lhs - rhs).free_symbols if s in self.scope.index_ranges},
-                                    key=lambda s: s.name))
+                free = self._free(lhs - rhs)
                 if f.rel != "=":
                     kf = IneqFact(label, lhs, rhs, f.rel, free=free, distinct=distinct, text=self.src(f.span))
                     kfacts.append(kf)
@@ -330,41 +335,46 @@ class Checker:
                 kf = EqFact(label, lhs, rhs, free=free, distinct=distinct, text=self.src(f.span))
             kfacts.append(kf)
             texts.append(self.src(f.span))
-            kinds.append(getattr(kf, "_kind", None) or fact_kind(kf))
-        self.facts[label] = kfacts
-        self.fact_kinds[label] = kinds[0] if len(set(kinds)) == 1 else " + ".join(dict.fromkeys(kinds))
-        self.labels_span[label] = st.label.span
-        self.rep.assumptions.append(AssumptionInfo(label, self.fact_kinds[label], texts, kinds, st.span))
-        if self.steps:  # an assumption after the first step: check its group again
+            kinds.append(fact_kind(kf))
+        state.facts[label] = kfacts
+        state.fact_kinds[label] = kinds[0] if len(set(kinds)) == 1 else " + ".join(dict.fromkeys(kinds))
+        state.labels_span[label] = st.label.span
+        self.rep.assumptions.append(AssumptionInfo(label, state.fact_kinds[label], texts, kinds, st.span))
+        if state.steps:  # an assumption after the first step: check its group again
             self.consistency(label)
 
+    def _free(self, expr) -> tuple:
+        """The declared index symbols free in ``expr`` (a fact is quantified over them)."""
+        ranges = self.state.scope.index_ranges
+        return tuple(sorted({s for s in expr.free_symbols if s in ranges}, key=lambda s: s.name))
+
     def indep_fact(self, label, f: S.IndepFact, el: Elaborator, distinct):
+        scope = self.state.scope
         if f.kind == "uncorrelated":
             if len(f.args) != 2:
                 raise error("`uncorrelated` takes two random variables", f.span, code="E-arity")
             a, b = el.expr(f.args[0]), el.expr(f.args[1])
-            free = tuple(sorted({s for s in (a + b).free_symbols if s in self.scope.index_ranges}, key=lambda s: s.name))
-            kf = EqFact(label, Cov(a, b), sympy.Integer(0), free=free, distinct=distinct, text=self.src(f.span))
-            return kf
+            return EqFact(label, Cov(a, b), sympy.Integer(0), free=self._free(a + b), distinct=distinct,
+                          text=self.src(f.span))
         if len(f.args) < 2 and not (len(f.args) == 1 and isinstance(f.args[0], S.Name)
-                                    and f.args[0].name in self.scope.families):
+                                    and f.args[0].name in scope.families):
             raise error("`independent` needs at least two random variables or a family", f.span, code="E-arity")
         families, members = [], []
         for a in f.args:
-            if isinstance(a, S.Name) and a.name in self.scope.families:
-                fam = self.scope.families[a.name]
+            if isinstance(a, S.Name) and a.name in scope.families:
+                fam = scope.families[a.name]
                 if not fam.random:
                     raise error(f"`{a.name}` is not random", a.span, code="E-not-random")
                 families.append(a.name)
                 continue
             v = el.expr(a)
-            if not (v in self.scope.random_symbols or (isinstance(v, sympy.Indexed) and
-                                                       self.scope.families.get(str(v.base.label)) and
-                                                       self.scope.families[str(v.base.label)].random)):
+            if not (v in scope.random_symbols or (isinstance(v, sympy.Indexed) and
+                                                  scope.families.get(str(v.base.label)) and
+                                                  scope.families[str(v.base.label)].random)):
                 raise error("`independent` takes random variables or random families", a.span, "not a random variable",
                             code="E-not-random")
             members.append(v)
-        free = tuple(sorted({s for m in members for s in m.free_symbols if s in self.scope.index_ranges},
+        free = tuple(sorted({s for m in members for s in m.free_symbols if s in scope.index_ranges},
                             key=lambda s: s.name))
         return IndepFact(label, families=tuple(families), members=tuple(members), free=free, distinct=distinct,
                          text=self.src(f.span))
@@ -376,20 +386,21 @@ class Checker:
         names are re-checked: the others were consistent before and share
         nothing with it, so a new contradiction must involve its group.
         """
-        if not self.facts:
+        state = self.state
+        if not state.facts:
             return
-        facts = self.facts
+        facts = state.facts
         if new_label is not None:
-            names = [getattr(n, "name", str(n)) for n in self._fact_names(new_label)]
-            group = set(self.relevant_facts(names)) | {new_label}
-            facts = {lab: fs for lab, fs in self.facts.items() if lab in group}
+            names = [getattr(n, "name", str(n)) for n in state.fact_names(new_label)]
+            group = set(state.relevant_facts(names)) | {new_label}
+            facts = {lab: fs for lab, fs in state.facts.items() if lab in group}
         try:
-            bad = check_consistency(self.prover.decls, facts, self.limits, cache=self._consistency_cache)
+            bad = check_consistency(self.prover.decls, facts, self.limits, cache=state.consistency_cache)
         except Exception:  # a limit or an unsupported shape: no verdict
             bad = None
-        if bad and not set(bad) <= self.contradiction:
-            self.contradiction |= set(bad)
-            first = self.labels_span.get(bad[0])
+        if bad and not set(bad) <= state.contradiction:
+            state.contradiction |= set(bad)
+            first = state.labels_span.get(bad[0])
             self.rep.diagnostics.append(Diagnostic(
                 "error", "contradictory assumptions: " + ", ".join(f"`{b}`" for b in bad), first,
                 "these facts cannot all hold",
@@ -399,18 +410,19 @@ class Checker:
 
     # ------------------------------------------------------------ steps
     def s_Step(self, st: S.Step):
+        state = self.state
         name = st.name.name
-        if name in self.steps or name in self.facts:
+        if name in state.steps or name in state.facts:
             raise error(f"the name `{name}` is used twice", st.name.span, code="E-redeclared")
         if st.kind == "refute":
             from . import counterexamples
 
             res = counterexamples.refute_step(self, st)
-            self.steps[name] = res
+            state.steps[name] = res
             self.rep.steps.append(res)
-            self.step_facts[name] = []
+            state.step_facts[name] = []
             return
-        el = Elaborator(self.scope)
+        el = Elaborator(state.scope)
         exprs, defs = [], []
         ok = True
         for node in [st.first] + [lk.rhs for lk in st.links]:
@@ -422,7 +434,7 @@ class Checker:
                 exprs.append(None)
                 ok = False
             defs.append(set(el.used_defs))
-        res = StepResult(name, st.span, "step", "", "=", [], HOLDS)
+        res = StepResult(name, st.span, "step", "", "=", [], UNKNOWN)
         rels = [lk.rel for lk in st.links]
         res.rel = _compose(rels)
         res.statement = f"{self.src(st.first.span)} {REL_TEXT.get(res.rel, res.rel)} {self.src(st.links[-1].rhs.span)}"
@@ -444,45 +456,43 @@ class Checker:
             for u in lr.uses:
                 if u.kind == "step":
                     cited_steps.append(u.label)
-                    rests.extend(self.steps[u.label].rests_on)
+                    rests.extend(state.steps[u.label].rests_on)
                 else:
                     rests.append(u.label)
             res.links.append(lr)
-        sts = [lk.status for lk in res.links]
-        res.status = FAILS if FAILS in sts else (UNKNOWN if UNKNOWN in sts else HOLDS)
+        settle_step(res)
         res.rests_on = list(dict.fromkeys(rests))
         res.steps_cited = list(dict.fromkeys(cited_steps))
-        self.steps[name] = res
+        state.steps[name] = res
         self.rep.steps.append(res)
         if res.status == HOLDS:
-            self._verified.append(name)
+            state.verified.append(name)
         # the proven statement becomes a fact for later steps
         if ok and res.rel == "=" and exprs[0] is not None and exprs[-1] is not None:
-            free = tuple(sorted({s for s in (exprs[0] - exprs[-1]).free_symbols if s in self.scope.index_ranges},
-                                key=lambda s: s.name))
-            self.step_facts[name] = [EqFact(name, exprs[0], exprs[-1], free=free, text=res.statement)]
+            state.step_facts[name] = [EqFact(name, exprs[0], exprs[-1], free=self._free(exprs[0] - exprs[-1]),
+                                             text=res.statement)]
         else:
-            self.step_facts[name] = []
+            state.step_facts[name] = []
 
     def resolve_refs(self, lk: S.Link, current: str):
+        state = self.state
         labels, rules, bad = [], [], False
         for r in lk.refs:
             t = r.text
-            if t in self.facts:
+            if t in state.facts or t in state.steps:
                 labels.append(t)
-            elif t in self.steps:
-                labels.append(t)
-            elif t in RULES:
+            elif t in RULES and RULES[t].citable:
                 rules.append(t)
-            elif t.startswith("def ") and t[4:] in self.scope.defines:
+            elif t.startswith("def ") and t[4:] in state.scope.defines:
                 rules.append(t)
-            elif t in self.scope.defines:
+            elif t in state.scope.defines:
                 rules.append(f"def {t}")  # `by p` is the same as `by def p`
             elif t == current:
                 self.err(error(f"step `{t}` cites itself", r.span, code="E-circular"))
                 bad = True
             else:
-                cands = list(self.facts) + list(self.steps) + sorted(RULES) + [f"def {d}" for d in self.scope.defines]
+                cands = (list(state.facts) + list(state.steps) + [n for n, rl in sorted(RULES.items()) if rl.citable]
+                         + [f"def {d}" for d in state.scope.defines])
                 guess = closest(t, cands)
                 self.err(error(f"unknown reference `{t}`", r.span, "not an assumption, step or rule",
                                help=f"did you mean `{guess}`?" if guess else
@@ -490,9 +500,9 @@ class Checker:
                 bad = True
         return labels, rules, bad
 
+    # ------------------------------------------------------------ one link: judgement, then diagnosis
     def check_link(self, lr: LinkResult, lk: S.Link, lhs, rhs, current: str):
         if lk.rel not in ("=", "<", "<=", ">", ">="):
-            lr.status = UNKNOWN
             lr.message = f"the relation `{lk.rel}` cannot be a step of a chain (use `=`, `<`, `<=`, `>`, `>=`)"
             lr.diagnostics.append(Diagnostic("error", f"`{lk.rel}` is not a chain relation", lk.span,
                                              "not checked", code="E-relation"))
@@ -501,99 +511,86 @@ class Checker:
         if bad:
             lr.message = "not checked: a reference is unknown (see above)"
             return
-        # only verified steps are inferred; a cited unverified step is flagged below
-        all_labels = self.relevant(lhs, rhs)
-        candidates = cited if lk.has_by else all_labels
-        if lk.has_by:
-            # declared distributions are part of the declarations: usable without citing them
-            candidates = candidates + [c for c in all_labels
-                                       if self.fact_kinds.get(c) == "distribution" and c not in candidates]
-        if self.contradiction & set(candidates):
-            lr.status = UNKNOWN
-            lr.message = "rests on contradictory assumptions: " + ", ".join(sorted(self.contradiction))
-            return
-        out = self.prover.prove(lhs, rhs, candidates, lk.rel)
-        if out.status != HOLDS and lk.has_by:
-            wider = [c for c in all_labels if not (self.contradiction and c in self.contradiction)]
-            out_all = self.prover.prove(lhs, rhs, wider, lk.rel)
-            # "cites too little" only when both proofs ran to completion (a limit proves nothing)
-            if out_all.status == HOLDS and not out.limited and not out_all.limited:
-                missing = [u for u in out_all.used if u not in cited]
-                lr.status = FAILS
-                lr.missing = missing
-                self.fill_uses(lr, out_all)
-                lr.message = "does not follow from what is cited; it also needs " + ", ".join(f"`{m}`" for m in missing)
-                lr.diagnostics.append(Diagnostic(
-                    "error", "this step cites too little", _refs_span(lk),
-                    "needs " + ", ".join(f"`{m}`" for m in missing),
-                    notes=[f"`{m}`: {self.describe(m)}" for m in missing],
-                    help="add " + ", ".join(f"`{m}`" for m in missing) + " to its `by` list", code="E-cites-too-little"))
-                # show why: a model of the cited facts alone in which the link is false
-                from . import counterexamples
+        j = judge_link(self.state, self.prover, lhs, rhs, lk.rel, cited, lk.has_by, self.deadline(),
+                       cross_check=self.options.cross_check, seed_parts=(lr.lhs, lr.rhs, lr.index))
+        self.diagnose(lr, lk, j, cited, cited_rules)
 
-                counterexamples.attach_counterexample(self, lr, lhs, rhs, cited, out)
-                return
-            if out_all.status == FAILS:
-                out = out_all
-        lr.rules = list(out.rules)
-        shaky = [u for u in out.used if u in self.steps and self.steps[u].status != HOLDS]
-        if out.status == HOLDS and shaky:
-            lr.status = UNKNOWN
-            self.fill_uses(lr, out)
-            lr.message = "follows only from " + ", ".join(f"`{u}`" for u in shaky) + ", which is not verified"
+    def diagnose(self, lr: LinkResult, lk: S.Link, j: LinkJudgement, cited, cited_rules):
+        """Fill the link's result and diagnostics from the judge's judgement."""
+        settle(lr, j.verdict)
+        proof = j.proof
+        if j.outcome == "contradiction":
+            lr.message = j.message
+            return
+        if j.outcome == "cites-too-little":
+            lr.missing = j.missing
+            self.fill_uses(lr, proof)
+            miss = ", ".join(f"`{m}`" for m in j.missing)
+            lr.message = "does not follow from what is cited; it also needs " + miss
+            lr.diagnostics.append(Diagnostic(
+                "error", "this step cites too little", _refs_span(lk), "needs " + miss,
+                notes=[f"`{m}`: {self.state.describe(m)}" for m in j.missing],
+                help="add " + miss + " to its `by` list", code="E-cites-too-little"))
+            lr.counterexample = j.counterexample
+            lr.diagnostics += [_search_note(n) for n in j.search_notes]
+            return
+        lr.rules = list(proof.rules)
+        if j.outcome == "unverified-citation":
+            self.fill_uses(lr, proof)
+            lr.message = j.message
             lr.diagnostics.append(Diagnostic(
                 "error", "this step rests on an unverified step", lk.span,
-                "uses " + ", ".join(f"`{u}`" for u in shaky),
-                notes=[f"`{u}` is {self.steps[u].status}" for u in shaky],
+                "uses " + ", ".join(f"`{u}`" for u in j.shaky),
+                notes=[f"`{u}` is {self.state.steps[u].status}" for u in j.shaky],
                 help="fix the cited step first", code="E-unverified-citation"))
             return
-        if out.status == HOLDS:
-            lr.status = HOLDS
-            self.fill_uses(lr, out)
-            if self.do_cross_check:
-                from . import counterexamples
-
-                counterexamples.cross_check(self, lr, lhs, rhs, out)
-            if out.message:
-                lr.message = out.message
-            unfolded = {f"def {d}" for d in getattr(self, "_link_defs", set())}
+        if j.outcome in ("proved", "unsound"):
+            self.fill_uses(lr, proof)
+            cc = j.cross_check
+            if cc is not None:
+                if cc.disagrees:
+                    self.rep.diagnostics.append(Diagnostic(
+                        "error", cc.message, lr.span, "accepted by the kernel, refuted by a model", notes=cc.notes,
+                        help="this is a bug in stepcheck: please report it with this file",
+                        code="E-internal-soundness"))
+                    lr.message, lr.counterexample = cc.message, cc.model
+                else:
+                    self.rep.diagnostics.append(Diagnostic("warning", cc.message, lr.span, code="W-cross-check"))
+            if proof.message:
+                lr.message = proof.message
+            unfolded = {f"def {d}" for d in self._link_defs}
             lr.rules.extend(sorted(unfolded))
             for r in cited_rules:
-                if r.startswith("def ") and r[4:] in self.scope.defines:
+                if r.startswith("def ") and r[4:] in self.state.scope.defines:
                     if r not in unfolded:
                         lr.unneeded.append(r)  # cited a definition the link does not use
-                elif r not in out.rules:
+                elif r not in proof.rules and not RULES[r].implicit:
                     lr.unneeded.append(r)
             for c in cited:
-                if c not in out.used:
+                if c not in proof.used:
                     lr.unneeded.append(c)
             if lr.unneeded:
-                sev = "error" if self.strict else "warning"
+                strict = self.options.strict
                 lr.diagnostics.append(Diagnostic(
-                    sev, "cited but not needed: " + ", ".join(f"`{u}`" for u in lr.unneeded), _refs_span(lk),
+                    "error" if strict else "warning",
+                    "cited but not needed: " + ", ".join(f"`{u}`" for u in lr.unneeded), _refs_span(lk),
                     "holds without " + ", ".join(f"`{u}`" for u in lr.unneeded),
-                    help="remove it from `by`" + (" (an error under --strict)" if self.strict else ""),
-                    code="E-unneeded" if self.strict else "W-unneeded"))
+                    help="remove it from `by`" + (" (an error under --strict)" if strict else ""),
+                    code="E-unneeded" if strict else "W-unneeded"))
             return
-        lr.status = out.status
-        lr.message = out.message
-        lr.residual = _show_expr(out.residual) if out.residual is not None else None
-        from . import counterexamples
-
-        # a finite model satisfying the candidate facts refutes the link (sets lr.status)
-        counterexamples.attach_counterexample(self, lr, lhs, rhs, candidates, out)
-        if out.witness and lr.counterexample is None:
-            # no model, but the kernel's own witness (concrete values) refutes it
-            lr.counterexample = out.witness
-            lr.diagnostics = [d for d in lr.diagnostics if d.code != "N-no-counterexample"]
+        # not proved
+        lr.message = j.message
+        lr.residual = _show_expr(proof.residual) if proof.residual is not None else None
+        lr.counterexample = j.counterexample
+        lr.diagnostics += [_search_note(n) for n in j.search_notes]
         notes = []
         if lr.residual is not None:
             notes.append(f"left side − right side reduces to: {lr.residual}")
-        if out.witness and lr.counterexample == out.witness:
+        if j.witness is not None and j.witness[0] is not None and lr.counterexample == j.witness[0]:
             what = "the two sides differ by" if lk.rel == "=" else "the inequality fails: its margin is"
-            notes.append(f"counterexample: {out.witness}: {what} {_show_expr(out.witness_value)}")
-        elif out.message and lr.status == UNKNOWN and lr.residual is None:
-            notes.append(out.message)
+            notes.append(f"counterexample: {j.witness[0]}: {what} {_show_expr(j.witness[1])}")
+        elif j.message and lr.status == UNKNOWN and lr.residual is None:
+            notes.append(j.message)
         if lr.status == FAILS:
             lr.diagnostics.append(Diagnostic("error", "this step does not hold", _claim_span(lk),
                                              "the two sides differ" if lk.rel == "=" else "the inequality is false",
@@ -605,109 +602,24 @@ class Checker:
                 help=None if lk.has_by else "cite the facts it needs with `by`, or split it into smaller steps",
                 code="E-unknown"))
 
-    def _names(self, x) -> set:
-        out = set()
-        for a in x.free_symbols:
-            out.add(a.base.label if isinstance(a, sympy.Indexed) else a)
-        return {a for a in out if a not in self.scope.index_ranges}
-
-    def _fact_names(self, label) -> frozenset:
-        """Names a fact mentions (cached: facts never change once declared)."""
-        cache = self.__dict__.setdefault("_fact_names_cache", {})
-        got = cache.get(label)
-        if got is None:
-            got = cache[label] = frozenset(self._fact_names_uncached(label))
-        return got
-
-    def _fact_names_uncached(self, label) -> set:
-        out = set()
-        for f in self.step_facts[label] if label in self.step_facts else self.facts.get(label, []):
-            if isinstance(f, IndepFact):
-                out |= {sympy.Symbol(n) for n in f.families}
-                out |= {IndexedBase(n).label for n in f.families}
-                for m in f.members:
-                    out |= self._names(m)
-            else:
-                out |= self._names(f.lhs - f.rhs) if not isinstance(f.lhs, int) else set()
-                out |= self._names(sympy.Integer(0) + f.rhs) if not isinstance(f.rhs, int) else set()
-        return out
-
-    def relevant(self, lhs, rhs) -> list:
-        """The candidates connected to the link through shared names (transitively).
-
-        Candidates are the verified steps with a fact (in the order they were
-        verified), then the assumptions (in the order written).  A fact sharing
-        no name with the link, directly or through other candidates, cannot
-        help prove it (contradictions are checked apart).  Names are compared
-        by their text (a family `q` and its members share `q`).
-        """
-        names = [getattr(n, "name", str(n)) for n in self._names(lhs) | self._names(rhs)]
-        vpos, fpos = self._index_labels()
-        chosen = self._connected(names, lambda lab: lab in fpos or lab in vpos)
-        return sorted(chosen, key=lambda lab: (0, vpos[lab]) if lab in vpos else (1, fpos[lab]))
-
-    def relevant_facts(self, names) -> list:
-        """The assumptions connected (transitively, through shared names) to ``names``, in order."""
-        _, fpos = self._index_labels()
-        return sorted(self._connected(names, fpos.__contains__), key=fpos.__getitem__)
-
-    def _index_labels(self):
-        """Positions of the candidate labels, and the index from names to labels, brought up to date.
-
-        Assumptions and verified steps are only ever added, so only the new
-        ones are indexed: a link costs time in the size of its answer, not in
-        the number of facts of the file.
-        """
-        index = self.__dict__.setdefault("_name_index", {})
-        vpos = self.__dict__.setdefault("_verified_pos", {})
-        fpos = self.__dict__.setdefault("_fact_pos", {})
-        new = []
-        for name in itertools.islice(self._verified, len(vpos), None):
-            vpos[name] = len(vpos)
-            new.append(name)
-        if len(self.facts) > len(fpos):
-            for lab in itertools.islice(self.facts, len(fpos), None):
-                fpos[lab] = len(fpos)
-                new.append(lab)
-        for lab in new:  # a verified step without a fact (a numeric check) has no name: never a candidate
-            for n in self._fact_names(lab):
-                index.setdefault(getattr(n, "name", str(n)), set()).add(lab)
-        return vpos, fpos
-
-    def _connected(self, names, allowed) -> set:
-        index = self.__dict__.get("_name_index", {})
-        todo = list(names)
-        seen_names, chosen = set(), set()
-        while todo:
-            name = todo.pop()
-            if name in seen_names:
-                continue
-            seen_names.add(name)
-            for lab in index.get(name, ()):
-                if lab not in chosen and allowed(lab):
-                    chosen.add(lab)
-                    todo.extend(getattr(n, "name", str(n)) for n in self._fact_names(lab))
-        return chosen
-
-    def describe(self, label: str) -> str:
-        if label in self.steps:
-            return f"step: {self.steps[label].statement}"
-        info = next((a for a in self.rep.assumptions if a.label == label), None)
-        return f"{info.kind}: " + ", ".join(info.facts) if info else label
-
     def fill_uses(self, lr: LinkResult, out):
+        state = self.state
         for lab in out.used:
-            if lab in self.steps:
-                lr.uses.append(Use(lab, "step", detail=self.steps[lab].statement))
+            if lab in state.steps:
+                lr.uses.append(Use(lab, "step", detail=state.steps[lab].statement))
             else:
-                lr.uses.append(Use(lab, self.fact_kinds.get(lab, "equation"), weakest=out.weakest.get(lab)))
+                lr.uses.append(Use(lab, state.fact_kinds.get(lab, "equation"), weakest=out.weakest.get(lab)))
         for r in out.ranges:
-            lo, hi = self.scope.index_ranges[r]
+            lo, hi = state.scope.index_ranges[r]
             lr.uses.append(Use(f"range of {r}", "range", implicit=True, detail=f"{r} in {lo}..{hi}"))
-        for sym in getattr(out, "signs", []):
+        for sym in out.signs:
             name = getattr(sym, "name", str(sym))
             sign = "> 0" if sym.is_positive else (">= 0" if sym.is_nonnegative else "< 0")
             lr.uses.append(Use(f"{name} {sign}", "sign", implicit=True, detail="from its declaration"))
+
+
+def _search_note(text: str) -> Diagnostic:
+    return Diagnostic("note", text, None, code="N-no-counterexample")
 
 
 def _claim_span(lk: S.Link) -> Span:
@@ -719,10 +631,6 @@ def _refs_span(lk: S.Link) -> Span:
     if lk.refs:
         return lk.refs[0].span.to(lk.refs[-1].span)
     return lk.span
-
-
-def _num(x):
-    return sympy.Integer(x) if isinstance(x, int) else x
 
 
 def _compose(rels):

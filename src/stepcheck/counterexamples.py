@@ -3,9 +3,9 @@
 The finite-model side lives in ``models.py`` and never calls the kernel's
 normaliser or prover; this module connects it to the checker:
 
-* :func:`attach_counterexample`: a link that did not hold gets a finite model
-  of its candidate facts in which the two sides differ (then it ``fails``),
-  or a note that the bounded search found none;
+* :func:`search_link_model`: a finite model of a link's candidate facts in
+  which the two sides differ (the judge then says ``fails``), or a note that
+  the bounded search found none;
 * :func:`cross_check`: a link the kernel accepted is evaluated exactly on a
   few random finite models of the facts it used; a disagreement is an
   internal soundness error (``E-internal-soundness``);
@@ -13,6 +13,10 @@ normaliser or prover; this module connects it to the checker:
   a counterexample is found, fails when the kernel proves ``A = B``;
 * :func:`why_pass`: ``verify --why``: for every assumption a step rests on,
   drop it, keep the others, and look for a counterexample to the step.
+
+Every function reads the :class:`~stepcheck.state.FileState` and returns what
+it found; none writes into the state (apart from its cross-check model
+cache) and none decides a status except through :func:`stepcheck.judge.settle`.
 """
 from __future__ import annotations
 
@@ -21,7 +25,10 @@ import zlib
 
 from sympy import Rational
 
+from dataclasses import dataclass
+
 from .errors import Diagnostic, StepError, error
+from .judge import KERNEL, WITNESS, Verdict, settle, settle_step
 from .results import FAILS, HOLDS, UNKNOWN, LinkResult, StepResult, Use
 
 LINK_SECONDS = 2.0  # counterexample search for a failed or unknown link
@@ -34,17 +41,7 @@ CROSS_SECONDS = 0.3  # time per accepted link
 # ------------------------------------------------------------------ helpers
 
 
-def _facts(checker, labels) -> dict:
-    out = {}
-    for lab in labels:
-        if lab in checker.facts:
-            out[lab] = checker.facts[lab]
-        elif checker.step_facts.get(lab):
-            out[lab] = checker.step_facts[lab]
-    return out
-
-
-def _distributions(checker, labels, surrogate: bool = False):
+def _distributions(state, labels, surrogate: bool = False):
     """(fixed marginals for finite declared distributions, labels with no finite model).
 
     ``surrogate``: a continuous law is replaced by a finite one with the same
@@ -57,17 +54,11 @@ def _distributions(checker, labels, surrogate: bool = False):
         return Fraction(int(v.p), int(v.q)) if isinstance(v, Rational) else v
 
     fixed, blocked = {}, []
-    wanted = {lab for lab in labels if checker.fact_kinds.get(lab) == "distribution"}
+    wanted = {lab for lab in labels if state.fact_kinds.get(lab) == "distribution"}
     if not wanted:
         return fixed, blocked
-    try:
-        from . import distributions
-
-        reg = distributions.registry(checker)
-    except Exception:  # noqa: BLE001 - no registry: no finite law is known
-        reg = {}
     seen = set()
-    for name, dec in reg.items():
+    for name, dec in state.laws.items():
         if dec.label not in wanted:
             continue
         seen.add(dec.label)
@@ -96,131 +87,133 @@ def _seed(*parts) -> int:
 # ------------------------------------------------------------------ failed links
 
 
-def attach_counterexample(checker, lr: LinkResult, lhs, rhs, candidates, outcome) -> None:
-    """Search a finite model refuting a link that did not hold; fill lr.counterexample.
+def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, deadline):
+    """(model text or None, note or None): a finite model refuting a link that was not proved.
 
     The model satisfies every candidate fact (those cited, or all in scope)
-    and makes the two sides differ.  When one is found the link ``fails``
-    (``lr.status``); otherwise a note says the search found nothing.
+    and makes the two sides differ; ``models`` evaluates it exactly with its
+    own arithmetic.  The note says why none was found or searched.
     """
     from .models import find_counterexample
 
-    labels = [c for c in candidates if c not in checker.contradiction]
-    fixed, blocked = _distributions(checker, labels)
+    labels = [c for c in candidates if c not in state.contradiction]
+    fixed, blocked = _distributions(state, labels)
     if blocked:
-        lr.diagnostics.append(Diagnostic(
-            "note", "no counterexample searched: " + ", ".join(f"`{b}`" for b in blocked)
-            + " is not a finite distribution", None, code="N-no-counterexample"))
-        return
+        return None, ("no counterexample searched: " + ", ".join(f"`{b}`" for b in blocked)
+                      + " is not a finite distribution")
+    seconds = min(LINK_SECONDS, deadline.remaining())
+    if seconds <= 0:
+        return None, "no counterexample searched: the time limit of the link was reached"
     try:
-        w = find_counterexample(lhs, rhs, checker.prover.decls, _facts(checker, labels), {},
-                                seconds=min(LINK_SECONDS, checker.limits.seconds), seed=_seed(lr.lhs, lr.rhs),
-                                fixed=fixed, rel=_rel(lr.rel))
+        w = find_counterexample(lhs, rhs, decls, state.facts_of(labels), {}, seconds=seconds,
+                                seed=_seed(*seed_parts), fixed=fixed, rel=_rel(rel))
     except Exception as e:  # noqa: BLE001 - the search never breaks a check
-        lr.diagnostics.append(Diagnostic("note", f"the counterexample search stopped: {type(e).__name__}: {e}",
-                                         None, code="N-no-counterexample"))
-        return
+        return None, f"the counterexample search stopped: {type(e).__name__}: {e}"
     if w:
-        lr.status = FAILS
-        lr.counterexample = w.text
-        return
-    lr.diagnostics.append(Diagnostic("note", f"no counterexample found within the search limits ({w.reason})",
-                                     None, code="N-no-counterexample"))
+        return w.text, None
+    return None, f"no counterexample found within the search limits ({w.reason})"
 
 
 # ------------------------------------------------------------------ cross-check
 
 
-def cross_check(checker, lr: LinkResult, lhs, rhs, outcome) -> None:
+@dataclass
+class CrossCheck:
+    """The cross-check disagreed with the kernel (``disagrees``), or could not run."""
+
+    disagrees: bool
+    message: str
+    notes: list
+    model: str | None = None
+
+
+def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) -> CrossCheck | None:
     """Evaluate a link the kernel accepted on random finite models of its assumptions.
 
     Models are drawn once per set of used facts (under the same
     declarations) and reused by later links resting on the same facts; a link
     the reused models cannot evaluate (a variable or dimension they lack)
-    draws its own.
+    draws its own.  None when every model agrees (or none can evaluate it).
     """
     from .models import Evaluator, ModelError, _index_syms, assignments, holds_rel, random_models
 
     t0 = time.monotonic()
-    decls = checker.prover.decls
-    facts = _facts(checker, outcome.used)
-    if checker._cross_models.get("decls") is not decls:  # new declarations: the old models go (and their decls)
-        checker._cross_models = {"decls": decls}
-    cache = checker._cross_models
-    key = frozenset(outcome.used)
+    budget = min(CROSS_SECONDS, deadline.remaining())
+    facts = state.facts_of(used)
+    cache = state.cross_models
+    if cache.get("decls") is not decls:  # new declarations: the old models go (and their decls)
+        cache.clear()
+        cache["decls"] = decls
+    key = frozenset(used)
 
     def draw():
-        fixed, _ = _distributions(checker, outcome.used, surrogate=True)
-        models = random_models(decls, facts, CROSS_MODELS, seed=_seed(lr.lhs, lr.rhs, lr.index), exprs=[lhs, rhs],
-                               seconds=CROSS_SECONDS, fixed=fixed)
+        fixed, _ = _distributions(state, used, surrogate=True)
+        models = random_models(decls, facts, CROSS_MODELS, seed=_seed(*seed_parts), exprs=[lhs, rhs],
+                               seconds=budget, fixed=fixed)
         cache[key] = models
         return models
 
-    def disagreement(models) -> int | None:
-        """Models evaluated; None once a disagreement is reported."""
+    def disagreement(models):
+        """(models evaluated, None) or (_, CrossCheck) at the first disagreement."""
         done = 0
         for model in models:
-            if time.monotonic() - t0 > 2 * CROSS_SECONDS:
+            if time.monotonic() - t0 > 2 * budget:
                 break
             ev = Evaluator(model, decls)
             try:
                 for env in assignments(free, decls, model):
                     lv, rv = ev.ev(lhs, env, None), ev.ev(rhs, env, None)
-                    if holds_rel(lv, _rel(lr.rel), rv, need_true=False) is False:
-                        _soundness_error(checker, lr, model, env, lv, rv, facts)
-                        return None
+                    if holds_rel(lv, _rel(rel), rv, need_true=False) is False:
+                        return done, _soundness_error(decls, model, env, lv, rv, facts)
             except ModelError:
                 continue
             done += 1
-        return done
+        return done, None
 
+    if budget <= 0:
+        return None
     try:
         free = _index_syms([lhs, rhs], decls)
         hit = cache.get(key)
         reused = hit is not None
-        done = disagreement(hit if reused else draw())
-        if reused and done == 0:
-            disagreement(draw())
+        done, found = disagreement(hit if reused else draw())
+        if found is None and reused and done == 0:
+            done, found = disagreement(draw())
+        return found
     except ModelError:
-        return
+        return None
     except Exception as e:  # noqa: BLE001 - never turn a bug here into a verdict
-        checker.rep.diagnostics.append(Diagnostic(
-            "warning", f"the soundness cross-check could not run: {type(e).__name__}: {e}", lr.span,
-            code="W-cross-check"))
+        return CrossCheck(False, f"the soundness cross-check could not run: {type(e).__name__}: {e}", [])
 
 
-def _soundness_error(checker, lr, model, env, lv, rv, facts):
+def _soundness_error(decls, model, env, lv, rv, facts) -> CrossCheck:
     from .models import render_model, show_value
 
-    decls = checker.prover.decls
     at = ", ".join(f"{s} = {int(v)}" for s, v in env.items())
     notes = [f"finite model: {render_model(model, decls)}" + (f"; at {at}" if at else ""),
              f"it satisfies {', '.join(facts) or 'no assumption'} (checked exactly)",
              f"there the left side is {show_value(lv)} and the right side {show_value(rv)}"]
     msg = "internal soundness error: the kernel accepted this link, but it fails on a finite model of its assumptions"
-    checker.rep.diagnostics.append(Diagnostic(
-        "error", msg, lr.span, "accepted by the kernel, refuted by a model", notes=notes,
-        help="this is a bug in stepcheck: please report it with this file", code="E-internal-soundness"))
-    lr.status = UNKNOWN
-    lr.message = msg
-    lr.counterexample = render_model(model, decls)
+    return CrossCheck(True, msg, notes, render_model(model, decls))
 
 
 # ------------------------------------------------------------------ refute
 
 
 def refute_step(checker, st) -> StepResult:
+    """``checker``: the driver (its state, prover, deadline and error sink)."""
+    state = checker.state
     from .elaborate import Elaborator
     from .models import find_counterexample, related
 
     lk = st.links[0]
-    statement = f"{checker.src(st.first.span)} {lk.rel} {checker.src(lk.rhs.span)}"
+    statement = f"{state.src(st.first.span)} {lk.rel} {state.src(lk.rhs.span)}"
     res = StepResult(st.name.name, st.span, "refute", statement, lk.rel, [], UNKNOWN)
-    lr = LinkResult(1, lk.rel, checker.src(st.first.span), checker.src(lk.rhs.span), lk.span, UNKNOWN,
+    lr = LinkResult(1, lk.rel, state.src(st.first.span), state.src(lk.rhs.span), lk.span, UNKNOWN,
                     cited=[r.text for r in st.under])
     res.links.append(lr)
     claim_span = lk.span
-    el = Elaborator(checker.scope)
+    el = Elaborator(state.scope)
     try:
         lhs, rhs = el.expr(st.first), el.expr(lk.rhs)
     except StepError as e:
@@ -235,7 +228,7 @@ def refute_step(checker, st) -> StepResult:
         return res
     labels, bad = [], False
     for r in st.under:
-        if r.text in checker.facts or (r.text in checker.steps and checker.step_facts.get(r.text)):
+        if r.text in state.facts or (r.text in state.steps and state.step_facts.get(r.text)):
             labels.append(r.text)
         else:
             checker.err(error(f"unknown reference `{r.text}`", r.span, "not an assumption or a proven step",
@@ -245,18 +238,20 @@ def refute_step(checker, st) -> StepResult:
         lr.message = "not checked: a reference is unknown (see above)"
         return res
     if not st.under:
-        labels = list(checker.facts)
-    if checker.contradiction & set(labels):
-        lr.message = "rests on contradictory assumptions: " + ", ".join(sorted(checker.contradiction))
+        labels = list(state.facts)
+    if state.contradiction & set(labels):
+        lr.message = "rests on contradictory assumptions: " + ", ".join(sorted(state.contradiction))
         return res
-    keep = _facts(checker, labels)
-    others = related({lab: fs for lab, fs in checker.facts.items() if lab not in labels}, [lhs, rhs], keep,
+    keep = state.facts_of(labels)
+    others = related({lab: fs for lab, fs in state.facts.items() if lab not in labels}, [lhs, rhs], keep,
                      checker.prover.decls)
-    lr.uses = [Use(lab, checker.fact_kinds.get(lab, "step" if lab in checker.steps else "equation")) for lab in labels]
+    lr.uses = [Use(lab, state.fact_kinds.get(lab, "step" if lab in state.steps else "equation")) for lab in labels]
     t0 = time.perf_counter()
-    out = checker.prover.prove(lhs, rhs, labels)
-    if out.status == HOLDS:
-        lr.status = res.status = FAILS
+    deadline = checker.deadline()
+    out = checker.prover.prove_link(lhs, rhs, labels, "=", deadline)
+    if out.holds:
+        settle(lr, Verdict(FAILS, KERNEL))
+        settle_step(res)
         lr.rules = list(out.rules)
         lr.uses = [u for u in lr.uses if u.label in out.used]
         used = ", ".join(f"`{u}`" for u in out.used) or "no assumption at all"
@@ -268,18 +263,19 @@ def refute_step(checker, st) -> StepResult:
             code="E-refute-proved"))
         lr.seconds = time.perf_counter() - t0
         return res
-    fixed, blocked = _distributions(checker, labels)
+    fixed, blocked = _distributions(state, labels)
     if blocked:
         w = None
         reason = ", ".join(f"`{b}`" for b in blocked) + " is not a finite distribution"
     else:
         w = find_counterexample(lhs, rhs, checker.prover.decls, keep, others,
-                                seconds=REFUTE_SECONDS, seed=_seed(st.name.name), fixed=fixed,
+                                seconds=min(REFUTE_SECONDS, deadline.remaining()), seed=_seed(st.name.name), fixed=fixed,
                                 claim="the statement claims")
         reason = None if w else w.reason
     lr.seconds = time.perf_counter() - t0
     if w:
-        lr.status = res.status = HOLDS
+        settle(lr, Verdict(HOLDS, WITNESS))  # the model finder's model, evaluated exactly by models.py
+        settle_step(res)
         lr.counterexample = w.text
         lr.message = "refuted by a finite model"
         return res
@@ -293,28 +289,27 @@ def refute_step(checker, st) -> StepResult:
 # ------------------------------------------------------------------ --why
 
 
-def why_pass(checker) -> None:
+def why_pass(state, decls) -> None:
     """For every assumption a step rests on: drop it, keep the others, look for a counterexample."""
     from .models import find_counterexample
 
-    decls = checker.prover.decls
-    for res in checker.rep.steps:
-        if res.kind != "step" or res.status != HOLDS or not checker.step_facts.get(res.name):
+    for res in state.rep.steps:
+        if res.kind != "step" or res.status != HOLDS or not state.step_facts.get(res.name):
             continue
-        stmt = checker.step_facts[res.name][0]
-        labels = [lab for lab in res.rests_on if lab in checker.facts]
+        stmt = state.step_facts[res.name][0]
+        labels = [lab for lab in res.rests_on if lab in state.facts]
         for lab in labels:
-            if lab in checker.contradiction:
+            if lab in state.contradiction:
                 res.why[lab] = "not shown to be needed (contradictory assumptions)"
                 continue
             keep = [x for x in labels if x != lab]
-            fixed, blocked = _distributions(checker, keep)
+            fixed, blocked = _distributions(state, keep)
             if blocked:
                 res.why[lab] = ("not shown to be needed (the search needs finite models, and no finite model has "
                                 + ", ".join(blocked) + ")")
                 continue
             try:
-                w = find_counterexample(stmt.lhs, stmt.rhs, decls, _facts(checker, keep), {lab: checker.facts[lab]},
+                w = find_counterexample(stmt.lhs, stmt.rhs, decls, state.facts_of(keep), {lab: state.facts[lab]},
                                         seconds=WHY_SECONDS, seed=_seed(res.name, lab), fixed=fixed)
             except Exception as e:  # noqa: BLE001
                 res.why[lab] = f"not shown to be needed (the search stopped: {type(e).__name__})"

@@ -272,54 +272,59 @@ class Declared:
     symbol: object = None  # the sympy Symbol of a single variable
 
 
-def registry(checker) -> dict:
-    """name -> Declared (family base name or variable name), kept on the checker."""
-    reg = checker.__dict__.get("_distributions")
-    if reg is None:
-        reg = checker.__dict__["_distributions"] = {}
-    return reg
-
-
-def lookup(checker, var):
+def lookup(state, var):
     """The :class:`Declared` law of a random variable (a Symbol or an Indexed), or None."""
-    reg = registry(checker)
     if isinstance(var, sympy.Indexed):
-        return reg.get(str(var.base.label))
-    return reg.get(str(var))
+        return state.laws.get(str(var.base.label))
+    return state.laws.get(str(var))
 
 
-def declare(checker, st: S.Random):
-    """Called by ``Checker.distribution``: register the law and give the kernel its moment facts."""
+@dataclass
+class LawDecl:
+    """What one `random X ~ Law(...)` declares; the checker records it in its state."""
+
+    name: str  # the variable (or family base) name the law is registered under
+    written: str  # the declared name as written (`x_i`)
+    declared: "Declared"
+    label: str
+    facts: list  # kernel facts: E, Var and the first moments
+    span: object
+    info: object  # results.AssumptionInfo
+    index: tuple | None = None  # (bound index symbol, (lo, hi)) for a family
+
+
+def declare(state, st: S.Random) -> list[LawDecl]:
+    """The laws a `random ... ~ LAW` statement declares, with the moment facts they give the kernel."""
     from .elaborate import Elaborator
-    from .kernel import EqFact
-    from .terms.objects import E, Var
     from .results import AssumptionInfo
+    from .terms.facts import EqFact
+    from .terms.objects import E, Var
 
     d = st.distribution
-    el = Elaborator(checker.scope)
+    el = Elaborator(state.scope)
     args = [el.expr(a) for a in d.args] if isinstance(d, S.Call) else []
     dist = make(d, args)
     mean, var = dist.mean, dist.variance
     moments = {k: dist.moment(k) for k in range(2, FACT_MOMENTS + 1)}
+    out = []
     for nm in st.names:
-        label = f"{nm.name} ~ {checker.src(d.span).lstrip('~ ') or dist.name}"
+        label = f"{nm.name} ~ {state.src(d.span).lstrip('~ ') or dist.name}"
+        index = None
         if st.family is not None:
             base = nm.name[: -len(st.family.var.name) - 1]
-            fam = checker.scope.families[base]
+            fam = state.scope.families[base]
             idx = sympy.Dummy(st.family.var.name, integer=True)
-            checker.scope.index_ranges[idx] = (fam.lo, fam.hi)
+            index = (idx, (fam.lo, fam.hi))
             x, free = fam.base[idx], (idx,)
-            registry(checker)[base] = Declared(dist, label, base)
+            name, declared = base, Declared(dist, label, base)
         else:
-            x, free = checker.scope.symbols[nm.name], ()
-            registry(checker)[nm.name] = Declared(dist, label, None, x)
-        checker.scope.distributions[nm.name] = (d, d.span)
+            x, free = state.scope.symbols[nm.name], ()
+            name, declared = nm.name, Declared(dist, label, None, x)
         facts = [EqFact(label, E(x), mean, free=free, text=f"E[{nm.name}] = {mean}"),
                  EqFact(label, Var(x), var, free=free, text=f"Var({nm.name}) = {var}")]
         for k, m in moments.items():
             facts.append(EqFact(label, E(x**k), m, free=free, text=f"E[{nm.name}^{k}] = {m}"))
-        checker.facts[label] = facts
-        checker.fact_kinds[label] = "distribution"
-        checker.labels_span[label] = d.span
         shown = [f"E = {mean}", f"Var = {var}"] + [f"E[X^{k}] = {m}" for k, m in moments.items()]
-        checker.rep.assumptions.append(AssumptionInfo(label, "distribution", shown, ["distribution"], d.span))
+        out.append(LawDecl(name, nm.name, declared, label, facts, d.span,
+                           AssumptionInfo(label, "distribution", shown, ["distribution"], d.span), index))
+    return out

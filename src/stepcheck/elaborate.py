@@ -16,7 +16,8 @@ from sympy import Dummy, IndexedBase, Integer, KroneckerDelta, Rational, Symbol
 
 from . import syntax as S
 from .errors import Span, closest, error
-from .kernel import SD, Cov, E, IndepFact, Var
+from .terms.facts import IndepFact
+from .terms.objects import SD, Cov, E, Var
 
 MAX_EXPONENT = 1000  # a numeric exponent larger than this is refused
 MAX_DECIMAL_EXPONENT = 400

@@ -37,6 +37,10 @@ from . import syntax as S
 from .distributions import lookup
 from .elaborate import Elaborator
 from .errors import Diagnostic, Span, error
+from .judge import EXACT, SIMULATION, UNDECIDED, settle, settle_step
+from .judge import Verdict as JudgeVerdict
+from .judge.exact import PRECISIONS, sign
+from .judge.exact import as_sympy as _as_sympy
 from .kernel import IndepFact
 from .terms.objects import SD, Cov, E, Var
 from .terms.probability import Prob
@@ -45,7 +49,6 @@ from .results import FAILS, HOLDS, SIMULATED, UNKNOWN, LinkResult, StepResult, U
 MAX_OUTCOMES = 2**16  # joint outcomes enumerated exactly
 MAX_SUM_TERMS = 10_000  # a numeric sum(i=1..n, ...) is expanded up to this n
 MAX_MONOMIALS = 20_000  # terms of an expanded polynomial whose moments are taken
-PRECISIONS = (15, 30, 60, 100)  # digits tried when deciding a sign
 DEFAULT_SAMPLES = 20_000
 DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE = Rational(95, 100)
@@ -103,15 +106,6 @@ def written_tolerance(node):
 # ------------------------------------------------------------------ deciding signs
 
 
-def _as_sympy(x):
-    """Python numbers to sympy numbers; never parses a string."""
-    if isinstance(x, sympy.Basic):
-        return x
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        raise TypeError(f"not a number: {type(x).__name__}")
-    return sympy.Integer(x) if isinstance(x, int) else sympy.Float(x)
-
-
 def fmt(x, digits: int = 10) -> str:
     """A short decimal of an exact value: 2.828427125, 2.648912213e+10, 0.0625, 1/3 ≈ 0.3333333333."""
     try:
@@ -147,42 +141,14 @@ def _nstr(v, digits):
         return str(v)
 
 
-def sign(x):
-    """-1, 0, +1 for an exact real number, or None when 100 digits cannot tell."""
-    x = _as_sympy(x)
-    if x.is_Rational:
-        return 1 if x > 0 else (-1 if x < 0 else 0)
-    if x.is_zero:
-        return 0
-    for n in PRECISIONS:
-        try:
-            v = x.evalf(n, strict=True, maxn=n * 4)
-        except (sympy.core.evalf.PrecisionExhausted, ValueError, TypeError):
-            continue
-        except Exception:
-            continue
-        if v.is_Number and v != 0:
-            if v.is_real is False:
-                return None
-            return 1 if v > 0 else -1
-        if v == 0:
-            break
-    try:
-        if x.equals(0):
-            return 0
-    except Exception:
-        pass
-    return None
-
-
 # ------------------------------------------------------------------ exact values of E, Var, P, ...
 
 
 class Values:
     """Replaces E/Var/SD/Cov/P of declared random variables by exact values."""
 
-    def __init__(self, checker):
-        self.c = checker
+    def __init__(self, state):
+        self.c = state
         self.uses: dict[str, str] = {}  # label -> kind, in order of use
 
     # ---- variables
@@ -408,11 +374,11 @@ def _decide_bool(rel):
 # ------------------------------------------------------------------ elaboration
 
 
-def elaborator(checker, bindings: dict | None = None) -> Elaborator:
+def elaborator(state, bindings: dict | None = None) -> Elaborator:
     """An elaborator that reads ``e`` as Euler's number (unless declared) and the given bindings."""
-    el = Elaborator(checker.scope)
+    el = Elaborator(state.scope)
     frame = {}
-    sc = checker.scope
+    sc = state.scope
     if "e" not in sc.symbols and "e" not in sc.defines and "e" not in sc.families:
         frame["e"] = sympy.E
     frame.update(bindings or {})
@@ -424,6 +390,8 @@ def elaborator(checker, bindings: dict | None = None) -> Elaborator:
 
 
 class Verdict:
+    """A numeric comparison's outcome (the judge turns it into the link's verdict, decided by EXACT)."""
+
     def __init__(self, status, message, notes=(), bad_entry=None):
         self.status = status
         self.message = message
@@ -572,35 +540,35 @@ def decide(x, c, rel, tol_node_or_value, c_node, *, relative=False, lt="left", r
 # ------------------------------------------------------------------ statements
 
 
-def _src(checker, span):
-    return checker.src(span) if span is not None else ""
+def _src(state, span):
+    return state.src(span) if span is not None else ""
 
 
 def _uses(vals: Values):
     return [Use(label, kind) for label, kind in vals.uses.items()]
 
 
-def _evaluate(checker, node, bindings=None):
+def _evaluate(state, node, bindings=None):
     """(exact value, Values) of an expression node; NumericUnknown for what cannot be computed."""
-    el = elaborator(checker, bindings)
+    el = elaborator(state, bindings)
     v = el.expr(node)
-    vals = Values(checker)
+    vals = Values(state)
     if isinstance(v, sympy.MatrixBase):
         return sympy.ImmutableMatrix([vals.value(a) for a in v]), vals
     return vals.value(v), vals
 
 
-def _tolerance(checker, tol: S.Tolerance | None):
+def _tolerance(state, tol: S.Tolerance | None):
     if tol is None:
         return None, False
-    t = elaborator(checker).expr(tol.value)
+    t = elaborator(state).expr(tol.value)
     if not (t.is_number and sign(t) == 1):
         raise error("a tolerance must be a positive number", tol.value.span, code="E-tolerance")
     return t, tol.relative
 
 
-def _finish(checker, lr: LinkResult, verdict: Verdict, claim_span: Span, vals_uses, *, title_fail: str):
-    lr.status = verdict.status
+def _finish(state, lr: LinkResult, verdict: Verdict, claim_span: Span, vals_uses, *, title_fail: str):
+    settle(lr, JudgeVerdict(verdict.status, EXACT if verdict.status != UNKNOWN else None))
     lr.message = verdict.message
     lr.rules = ["numeric"]
     lr.uses = vals_uses
@@ -614,22 +582,22 @@ def _finish(checker, lr: LinkResult, verdict: Verdict, claim_span: Span, vals_us
                                          notes=[verdict.message], code="E-numeric-unknown"))
 
 
-def check_statement(checker, st: S.Check) -> StepResult:
+def check_statement(state, st: S.Check) -> StepResult:
     name = S.check_name(st)
-    lt, rt = _src(checker, st.lhs.span), _src(checker, st.rhs.span)
+    lt, rt = _src(state, st.lhs.span), _src(state, st.rhs.span)
     rel = st.rel
     res = StepResult(name, st.span, "check", f"{lt} {REL_TEXT.get(rel, rel)} {rt}", rel, [], UNKNOWN)
-    lr = LinkResult(1, REL_TEXT.get(rel, rel), lt, rt + (" " + _src(checker, st.tol.span) if st.tol else ""),
+    lr = LinkResult(1, REL_TEXT.get(rel, rel), lt, rt + (" " + _src(state, st.tol.span) if st.tol else ""),
                     st.span, UNKNOWN)
     res.links.append(lr)
     claim = st.lhs.span.to(st.tol.span if st.tol else st.rhs.span)
     if rel != "≈" and st.tol is not None:
         raise error("`within` belongs to an `≈` claim", st.tol.span, code="E-tolerance")
-    tol, relative = _tolerance(checker, st.tol)
+    tol, relative = _tolerance(state, st.tol)
     t0 = time.perf_counter()
     try:
-        x, vx = _evaluate(checker, st.lhs)
-        c, vc = _evaluate(checker, st.rhs)
+        x, vx = _evaluate(state, st.lhs)
+        c, vc = _evaluate(state, st.rhs)
         lr.lhs_expr, lr.rhs_expr = x, c
         uses = {**vx.uses, **vc.uses}
         verdict = decide(x, c, rel, tol, st.rhs, relative=relative, lt=lt, rt=rt)
@@ -637,28 +605,28 @@ def check_statement(checker, st: S.Check) -> StepResult:
         uses = {}
         verdict = Verdict(UNKNOWN, str(e))
     lr.seconds = time.perf_counter() - t0
-    _finish(checker, lr, verdict, claim, [Use(k, v) for k, v in uses.items()], title_fail="this numeric claim does not hold")
-    res.status = lr.status
+    _finish(state, lr, verdict, claim, [Use(k, v) for k, v in uses.items()], title_fail="this numeric claim does not hold")
+    settle_step(res)
     res.rests_on = list(uses)
     return res
 
 
-def table_statement(checker, st: S.Table) -> list[StepResult]:
+def table_statement(state, st: S.Table) -> list[StepResult]:
     out = []
-    el = elaborator(checker)
+    el = elaborator(state)
     values = [el.expr(v) for v in st.values]
     var = st.var.name
     for r, row in enumerate(st.rows, 1):
         if len(row.cells) != len(values):
             raise error(f"this row has {len(row.cells)} cells, but the table has {len(values)} columns",
                         row.span, f"{len(row.cells)} cells",
-                        notes=[f"`{var}` takes {len(values)} values: {', '.join(_src(checker, v.span) for v in st.values)}"],
+                        notes=[f"`{var}` takes {len(values)} values: {', '.join(_src(state, v.span) for v in st.values)}"],
                         code="E-table")
-        tol, relative = _tolerance(checker, row.tol)
-        et = _src(checker, row.expr.span)
+        tol, relative = _tolerance(state, row.tol)
+        et = _src(state, row.expr.span)
         for col, (val, vnode, cell) in enumerate(zip(values, st.values, row.cells), 1):
-            at = f"{var} = {_src(checker, vnode.span)}"
-            ct = _src(checker, cell.span)
+            at = f"{var} = {_src(state, vnode.span)}"
+            ct = _src(state, cell.span)
             name = S.table_cell_name(st, r, col)
             relt = REL_TEXT.get(row.rel, row.rel)
             res = StepResult(name, cell.span, "check", f"{et} {relt} {ct} at {at}", row.rel, [], UNKNOWN)
@@ -666,8 +634,8 @@ def table_statement(checker, st: S.Table) -> list[StepResult]:
             res.links.append(lr)
             t0 = time.perf_counter()
             try:
-                x, vx = _evaluate(checker, row.expr, {var: val})
-                c, vc = _evaluate(checker, cell, {var: val})
+                x, vx = _evaluate(state, row.expr, {var: val})
+                c, vc = _evaluate(state, cell, {var: val})
                 lr.lhs_expr, lr.rhs_expr = x, c
                 uses = {**vx.uses, **vc.uses}
                 verdict = decide(x, c, row.rel, tol, cell, relative=relative, lt=et, rt=ct)
@@ -677,9 +645,9 @@ def table_statement(checker, st: S.Table) -> list[StepResult]:
             lr.seconds = time.perf_counter() - t0
             where = f"table \"{st.title}\", row {r} (`{et}`), column {col} ({at})"
             verdict.message = f"{where}: {verdict.message}" if verdict.status != HOLDS else verdict.message
-            _finish(checker, lr, verdict, cell.span, [Use(k, v) for k, v in uses.items()],
+            _finish(state, lr, verdict, cell.span, [Use(k, v) for k, v in uses.items()],
                     title_fail=f"table cell row {r}, column {col} does not hold")
-            res.status = lr.status
+            settle_step(res)
             res.rests_on = list(uses)
             out.append(res)
     return out
@@ -690,9 +658,9 @@ def table_statement(checker, st: S.Table) -> list[StepResult]:
 _OPTIONS = {"samples", "seed", "confidence"}
 
 
-def _options(checker, st: S.Simulate):
+def _options(state, st: S.Simulate):
     opts = {"samples": Integer(DEFAULT_SAMPLES), "seed": Integer(DEFAULT_SEED), "confidence": DEFAULT_CONFIDENCE}
-    el = elaborator(checker)
+    el = elaborator(state)
     for b in st.options:
         n = b.name.name
         if n not in _OPTIONS:
@@ -714,8 +682,8 @@ def _options(checker, st: S.Simulate):
 class _Sampler:
     """Evaluates a sympy expression on a block of samples with numpy."""
 
-    def __init__(self, checker, vals: Values, np, sub=None):
-        self.c = checker
+    def __init__(self, state, vals: Values, np, sub=None):
+        self.c = state
         self.sub = sub or {}  # declared symbol -> value (from `where`)
         self.vals = vals
         self.np = np
@@ -813,46 +781,46 @@ def _z(confidence) -> float:
     return NormalDist().inv_cdf((1 + float(confidence)) / 2)
 
 
-def simulate_statement(checker, st: S.Simulate) -> StepResult:
+def simulate_statement(state, st: S.Simulate) -> StepResult:
     name = st.name.name
-    lt, rt = _src(checker, st.lhs.span), _src(checker, st.rhs.span)
+    lt, rt = _src(state, st.lhs.span), _src(state, st.rhs.span)
     rel = st.rel
     if rel not in ("≈", "="):
         raise error("a simulation estimates a value: write `simulate NAME: E[...] ≈ VALUE`", st.span,
                     code="E-simulate")
-    n, seed, conf = _options(checker, st)
-    el0 = elaborator(checker)
+    n, seed, conf = _options(state, st)
+    el0 = elaborator(state)
     bindings = {}
     for b in st.where:
         bindings[b.name.name] = el0.expr(b.value)
         if not bindings[b.name.name].is_number:
             raise error("`where` gives a name a number", b.value.span, code="E-simulate")
-    where_text = ", ".join(f"{b.name.name} = {_src(checker, b.value.span)}" for b in st.where)
+    where_text = ", ".join(f"{b.name.name} = {_src(state, b.value.span)}" for b in st.where)
     stmt = f"{lt} {REL_TEXT[rel]} {rt}" + (f" where {where_text}" if where_text else "")
     res = StepResult(name, st.span, "simulate", stmt, "≈", [], UNKNOWN)
     lr = LinkResult(1, "≈", lt, rt + (f" where {where_text}" if where_text else ""), st.span, UNKNOWN)
     lr.rules = ["simulation"]
     lr.show_message = True
     res.links.append(lr)
-    el = elaborator(checker, bindings)
+    el = elaborator(state, bindings)
     lhs = el.expr(st.lhs)
     target = el.expr(st.rhs)
     uses: dict[str, str] = {}
     proof_note = None
     if st.proof is not None:
-        proof_note = _proof(checker, st, lr, lhs, target, bindings, uses)
+        proof_note = _proof(state, st, lr, lhs, target, bindings, uses)
     t0 = time.perf_counter()
     try:
         if not isinstance(lhs, (E, Var, SD, Prob)):
             raise NumericUnknown("a simulation estimates E[...], Var(...), SD(...) or P(...) of declared random "
                                  "variables; write the claim as one of those")
-        vals = Values(checker)
+        vals = Values(state)
         target_v = vals.value(target)
         if target_v.free_symbols or not target_v.is_number:
             raise NumericUnknown(f"the claimed value {target} is not a number: give names a value with `where`")
         inner = lhs.args[0]
-        sub = {checker.scope.symbols[k]: v for k, v in bindings.items() if k in checker.scope.symbols}
-        est, lo, hi, detail = _run_simulation(checker, vals, lhs, inner, n, seed, conf, sub)
+        sub = {state.scope.symbols[k]: v for k, v in bindings.items() if k in state.scope.symbols}
+        est, lo, hi, detail = _run_simulation(state, vals, lhs, inner, n, seed, conf, sub)
         uses.update(vals.uses)
         consistent = bool(lo <= float(target_v) <= hi)
         pct = f"{float(conf) * 100:g}%"
@@ -861,7 +829,7 @@ def simulate_statement(checker, st: S.Simulate) -> StepResult:
                + f"\n({detail})")
         if proof_note:
             msg += f"\n{proof_note}"
-        lr.status = SIMULATED
+        settle(lr, JudgeVerdict(SIMULATED, SIMULATION))
         lr.message = msg
         lr.lhs_expr, lr.rhs_expr = lhs, target_v
         res.simulation = {"estimate": est, "low": lo, "high": hi, "samples": n, "seed": seed,
@@ -872,38 +840,38 @@ def simulate_statement(checker, st: S.Simulate) -> StepResult:
                 f"outside the {pct} interval", notes=[msg],
                 help="a simulation is evidence, not a proof; check the claim (or the sample size and seed)",
                 code="E-simulation-inconsistent"))
-        res.status = SIMULATED
+        settle_step(res)
     except NumericUnknown as e:
-        lr.status = UNKNOWN
+        settle(lr, UNDECIDED)
         lr.message = str(e)
         lr.diagnostics.append(Diagnostic("error", "could not simulate this claim", st.lhs.span, "unknown",
                                          notes=[str(e)], code="E-simulation-unknown"))
-        res.status = UNKNOWN
+        settle_step(res)
     lr.seconds = time.perf_counter() - t0
-    lr.uses = [Use(k, v) if v != "step" else Use(k, "step", detail=checker.steps[k].statement)
+    lr.uses = [Use(k, v) if v != "step" else Use(k, "step", detail=state.steps[k].statement)
                for k, v in uses.items()]
     res.rests_on = [k for k, v in uses.items() if v != "step"]
-    if st.proof is not None and st.proof.text in checker.steps:
+    if st.proof is not None and st.proof.text in state.steps:
         res.steps_cited = [st.proof.text]
-        res.rests_on = list(dict.fromkeys(res.rests_on + checker.steps[st.proof.text].rests_on))
+        res.rests_on = list(dict.fromkeys(res.rests_on + state.steps[st.proof.text].rests_on))
     return res
 
 
-def _proof(checker, st, lr, lhs, target, bindings, uses):
+def _proof(state, st, lr, lhs, target, bindings, uses):
     """Relate the simulated claim to the symbolic step named after `by`."""
     ref = st.proof.text
-    step = checker.steps.get(ref)
+    step = state.steps.get(ref)
     if step is None:
         raise error(f"unknown step `{ref}`", st.proof.span, "not a step of this file",
                     help="name an earlier step that proves the claim symbolically", code="E-unknown-ref")
     uses[ref] = "step"
-    facts = checker.step_facts.get(ref) or []
+    facts = state.step_facts.get(ref) or []
     note = f"proved symbolically by `{ref}` ({step.status}): {step.statement}"
     if facts:
         f = facts[0]
         sub = {}
         for k, v in bindings.items():
-            sym = checker.scope.symbols.get(k)
+            sym = state.scope.symbols.get(k)
             if sym is not None:
                 sub[sym] = v
         lhs_s, rhs_s = f.lhs.xreplace(sub), f.rhs.xreplace(sub)
@@ -930,10 +898,10 @@ def _proof(checker, st, lr, lhs, target, bindings, uses):
     return note
 
 
-def _run_simulation(checker, vals: Values, op, inner, n, seed, conf, sub=None):
+def _run_simulation(state, vals: Values, op, inner, n, seed, conf, sub=None):
     import numpy as np
 
-    smp = _Sampler(checker, vals, np, sub)
+    smp = _Sampler(state, vals, np, sub)
     scalars, families = smp.plan(inner)
     allvars = list(scalars)
     per_sample = len(scalars)

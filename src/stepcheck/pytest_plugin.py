@@ -28,12 +28,13 @@ sympy) are loaded when the first ``.step`` file is collected.
 from __future__ import annotations
 
 import fnmatch
-import inspect
 import os
 import sys
 from pathlib import Path
 
 import pytest
+
+from .options import DEFAULT_TIMEOUT
 
 INI_FILES = "stepcheck_files"
 
@@ -44,7 +45,7 @@ def pytest_addoption(parser):
                     help="stepcheck: cited-but-unneeded facts are errors instead of warnings")
     group.addoption("--stepcheck-why", action="store_true", default=False,
                     help="stepcheck: explain more in failures (details of each assumption used)")
-    group.addoption("--stepcheck-timeout", type=float, default=5.0, metavar="SECONDS",
+    group.addoption("--stepcheck-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                     help="stepcheck: time limit for checking one link (default 5)")
     parser.addini(INI_FILES, type="args", default=["*.step"],
                   help="stepcheck: glob patterns of the derivation files to collect (default: *.step)")
@@ -75,14 +76,11 @@ def _display_path(path: Path) -> str:
     return str(path) if rel.startswith("..") else rel
 
 
-def _checker_kwargs(fn, config) -> dict:
-    params = inspect.signature(fn).parameters
-    kw = {"strict": config.getoption("stepcheck_strict")}
-    if "timeout" in params:
-        kw["timeout"] = config.getoption("stepcheck_timeout")
-    if "why" in params:
-        kw["why"] = config.getoption("stepcheck_why")
-    return kw
+def _options(config):
+    from .options import Options
+
+    return Options(strict=config.getoption("stepcheck_strict"), timeout=config.getoption("stepcheck_timeout"),
+                   why=config.getoption("stepcheck_why"))
 
 
 class StepFileError(Exception):
@@ -102,7 +100,7 @@ class StepFile(pytest.File):
         if self.report is None:
             from .checker import check_file
 
-            self.report = check_file(_display_path(self.path), **_checker_kwargs(check_file, self.config))
+            self.report = check_file(_display_path(self.path), _options(self.config))
         return self.report
 
     def collect(self):

@@ -61,7 +61,10 @@ class LinkResult:
     lhs: str  # the two sides as the user wrote them (source text)
     rhs: str
     span: Span
-    status: str  # HOLDS | FAILS | UNKNOWN
+    status: str  # HOLDS | FAILS | UNKNOWN | SIMULATED, set only by stepcheck.judge.settle
+    # what decided a holds / fails / simulated status (stepcheck.judge: "kernel proof",
+    # "exact numeric", "re-checked witness", "simulation"); None while unknown
+    decided_by: str | None = None
     rules: list[str] = field(default_factory=list)
     uses: list[Use] = field(default_factory=list)
     cited: list[str] = field(default_factory=list)

@@ -1,16 +1,17 @@
-"""The trusted kernel of stepcheck.
+"""The trusted kernel of stepcheck: normal forms, reduction modulo facts, one prover.
 
-Contract: given sympy expressions built from a parse tree (never from user
-text), declarations (:class:`Decls`) and facts (:class:`IndepFact`,
-:class:`EqFact`) grouped by label, :meth:`LinkProver.prove` returns an
-:class:`Outcome` whose status is ``holds`` only when the difference of the two
-sides normalises and reduces to exactly 0 using the facts it lists.  The
-kernel does no I/O and imports neither lark, typst nor pytest.
+Its contract is stated once, in docs/kernel.md ("The contract"), and quoted by
+tests/test_architecture.py: :meth:`LinkProver.prove_link` answers *holds*
+only when the difference of the two sides normalises and reduces to exactly 0
+using the facts it lists, and *not proved* otherwise; it never says "fails"
+(that is the judge's, from re-checked evidence).  The kernel imports only
+sympy and :mod:`stepcheck.terms`; it does no I/O.
 """
-from ..terms.facts import Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
+from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from ..terms.objects import SD, Cov, DSum, E, Var
-from .prove import LinkProver, Outcome, check_consistency, free_indices
+from .prove import LinkProver, Proof, check_consistency, free_indices
 from .reduce import clear_caches
+from .rules import RULES, Rule
 
-__all__ = ["Decls", "EqFact", "IndepFact", "IneqFact", "KernelLimit", "Limits", "E", "Var", "Cov", "SD", "DSum",
-           "LinkProver", "Outcome", "check_consistency", "free_indices", "clear_caches"]
+__all__ = ["Deadline", "Decls", "EqFact", "IndepFact", "IneqFact", "KernelLimit", "Limits", "E", "Var", "Cov", "SD",
+           "DSum", "LinkProver", "Proof", "check_consistency", "free_indices", "clear_caches", "RULES", "Rule"]

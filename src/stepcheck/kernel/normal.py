@@ -32,14 +32,14 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
 
 from . import calculus
 from .calculus import Extremum
-from ..terms.facts import Deadline, Decls, IndepFact, KernelLimit, Limits
+from ..terms.facts import MAX_EXPANSION, Deadline, Decls, IndepFact, KernelLimit, Limits
 from .groups import linked_groups
+from .rules import rule
 from ..terms.objects import SD, Cov, DSum, E, Var, canon_bound
 
 _PROB = (E, Var, Cov, SD)
 
 
-MAX_EXPANSION = 1500  # monomials an expansion may produce before it is refused
 
 
 def expansion_size(x) -> int:
@@ -78,11 +78,18 @@ class Term:
     bounds: tuple = ()  # ((sym, lo, hi), ...)
 
 
+class RuleSet(set):
+    """A set of rule names that accepts only names registered in :mod:`.rules`."""
+
+    def add(self, name: str):
+        super().add(rule(name))
+
+
 class Trace:
     """What a normalisation relied on: rules, independence facts, ranges."""
 
     def __init__(self):
-        self.rules: set[str] = set()
+        self.rules: RuleSet = RuleSet()
         self.indep: dict[str, set[str]] = {}  # label -> set of weakest-form texts ("" = full)
         self.ranges: set = set()  # free index symbols whose range was used
         self.signs: set = set()  # symbols whose declared sign a bound relied on

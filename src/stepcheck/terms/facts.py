@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 import sympy
 from sympy import Indexed, Symbol
 
+from ..options import DEFAULT_TIMEOUT
+
 
 class KernelLimit(Exception):
     """A resource limit was hit: the link is ``unknown``, never ``holds``."""
@@ -82,15 +84,29 @@ class IneqFact:
     text: str = ""
 
 
+# Two different size limits, on purpose:
+# * MAX_EXPANSION bounds ONE sympy expansion (a product of sums, a power), estimated
+#   before expanding, so that a single expand() call cannot blow up;
+# * Limits.max_terms bounds the number of terms of a link's whole normal form
+#   (after the kernel's own collection), which may legitimately be larger.
+MAX_EXPANSION = 1500  # monomials one expansion may produce before it is refused
+
+
 @dataclass
 class Limits:
-    seconds: float = 5.0  # per link
-    max_terms: int = 4000  # terms in one expansion
+    seconds: float = DEFAULT_TIMEOUT  # per link (the whole link: proof, witness search, cross-check)
+    max_terms: int = 4000  # terms in a link's normal form (see MAX_EXPANSION for one expansion)
     max_power: int = 12  # integer power of a sum / random expression
     max_free_indices: int = 5  # free indices case-split
 
 
 class Deadline:
+    """One link's time budget, shared by its proof, its witness search and its cross-check.
+
+    ``--timeout`` is the time per link: every stage spends from the same
+    budget (``remaining()``), so a link never takes much more than that.
+    """
+
     def __init__(self, seconds: float):
         self.end = time.monotonic() + seconds
         self.seconds = seconds
@@ -98,3 +114,6 @@ class Deadline:
     def check(self):
         if time.monotonic() > self.end:
             raise KernelLimit(f"time limit of {self.seconds:g} s per link reached")
+
+    def remaining(self) -> float:
+        return max(0.0, self.end - time.monotonic())

@@ -1,0 +1,106 @@
+"""Judging one link of a chain: the kernel's proof, the witness search, the model finder.
+
+:func:`judge_link` is pure with respect to the file: it reads the
+:class:`~stepcheck.state.FileState` and returns a :class:`LinkJudgement`; the
+checker turns that into the link's result and diagnostics.  Every stage spends
+from the link's one :class:`~stepcheck.terms.facts.Deadline`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..results import FAILS, HOLDS, UNKNOWN
+from . import EXACT, KERNEL, UNDECIDED, WITNESS, Verdict, proved
+from .witness import WitnessSearch
+
+
+@dataclass
+class LinkJudgement:
+    verdict: Verdict
+    # how it was reached: "proved", "contradiction", "cites-too-little", "unverified-citation",
+    # "not-proved", "unsound" (the cross-check refuted a kernel proof)
+    outcome: str
+    proof: object = None  # the kernel Proof whose uses are reported
+    missing: list = field(default_factory=list)  # cites-too-little: labels needed but not cited
+    shaky: list = field(default_factory=list)  # unverified-citation: unverified steps the proof used
+    counterexample: str | None = None  # a finite model (text), or the residual witness's assignment
+    witness: tuple | None = None  # (assignment text or None, exact value) refuting the residual
+    search_notes: list = field(default_factory=list)  # why no counterexample was found / searched
+    cross_check: object = None  # counterexamples.CrossCheck when the cross-check disagreed or could not run
+    message: str | None = None
+
+
+def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, deadline, *,
+               cross_check: bool = True, seed_parts=()) -> LinkJudgement:
+    from .. import counterexamples as cx
+
+    all_labels = state.relevant(lhs, rhs)
+    candidates = cited if has_by else all_labels
+    if has_by:
+        # declared distributions are part of the declarations: usable without citing them
+        candidates = candidates + [c for c in all_labels
+                                   if state.fact_kinds.get(c) == "distribution" and c not in candidates]
+    if state.contradiction & set(candidates):
+        return LinkJudgement(UNDECIDED, "contradiction",
+                             message="rests on contradictory assumptions: " + ", ".join(sorted(state.contradiction)))
+    proof = prover.prove_link(lhs, rhs, candidates, rel, deadline)
+    refuting = [(proof, candidates)]  # residuals to look for a witness in, in order
+    if not proof.holds and has_by:
+        wider = [c for c in all_labels if not (state.contradiction and c in state.contradiction)]
+        proof_all = prover.prove_link(lhs, rhs, wider, rel, deadline)
+        # "cites too little" only when both proofs ran to completion (a limit proves nothing)
+        if proof_all.holds and not proof.limited and not proof_all.limited:
+            missing = [u for u in proof_all.used if u not in cited]
+            j = LinkJudgement(Verdict(FAILS, KERNEL), "cites-too-little", proof_all, missing=missing)
+            # show why: a model of the cited facts alone in which the link is false
+            j.counterexample, note = cx.search_link_model(state, prover.decls, lhs, rhs, cited, rel,
+                                                          seed_parts, deadline)
+            j.search_notes += [note] if note else []
+            return j
+        refuting.append((proof_all, wider))
+    if proof.holds:
+        shaky = [u for u in proof.used if u in state.steps and state.steps[u].status != HOLDS]
+        if shaky:
+            return LinkJudgement(UNDECIDED, "unverified-citation", proof, shaky=shaky,
+                                 message="follows only from " + ", ".join(f"`{u}`" for u in shaky)
+                                 + ", which is not verified")
+        j = LinkJudgement(proved(proof), "proved", proof, message=proof.message)
+        if cross_check:
+            cc = cx.cross_check(state, prover.decls, lhs, rhs, proof.used, rel, seed_parts, deadline)
+            if cc is not None:
+                j.cross_check = cc
+                if cc.disagrees:
+                    j.verdict, j.outcome, j.message, j.counterexample = UNDECIDED, "unsound", cc.message, cc.model
+        return j
+    # not proved: a witness on the residual (decided exactly), then a finite model of the candidates
+    search = WitnessSearch(prover.decls, prover.facts)
+    witness = None
+    for pr, labels in refuting:
+        if pr.residual is not None:
+            witness = search.search(pr.residual, pr.case, labels, rel)
+            if witness is not None:
+                proof = pr
+                break
+    j = LinkJudgement(UNDECIDED, "not-proved", proof, message=proof.message, witness=witness)
+    j.counterexample, note = cx.search_link_model(state, prover.decls, lhs, rhs, candidates, rel, seed_parts,
+                                                  deadline)
+    if j.counterexample is not None:
+        j.verdict = Verdict(FAILS, WITNESS)
+    elif witness is not None:
+        j.verdict = Verdict(FAILS, EXACT)
+        j.counterexample = witness[0]
+    if note and j.counterexample is None:
+        j.search_notes.append(note)
+    if witness is not None:
+        text, v = witness
+        j.message = _witness_message(text, v, rel)
+    return j
+
+
+def _witness_message(text, v, rel: str) -> str:
+    if text is None:
+        return f"the two sides differ by {v}" if rel == "=" else f"the claimed inequality is false: the margin is {v}"
+    return f"at {text} the two sides differ by {v}" if rel == "=" else f"at {text} the inequality is false (margin {v})"
+
+
+__all__ = ["LinkJudgement", "judge_link", "UNKNOWN"]

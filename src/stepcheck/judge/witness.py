@@ -1,0 +1,234 @@
+"""Concrete witnesses for a deterministic residual the kernel could not prove 0.
+
+When the kernel's residual contains no random quantity, small concrete values
+of its symbols (dimensions, reals, indexed reals) are tried; a witness is a
+value assignment at which the cited facts hold exactly and the residual's
+sign is proved to violate the relation (:func:`..exact.sign`).  The judge
+re-evaluates every witness found here on the *original* link before it
+reports ``fails``.  This module reads the kernel's declarations and facts but
+never calls the prover.
+"""
+from __future__ import annotations
+
+import itertools
+
+import sympy
+from sympy import Indexed, Integer, Symbol
+
+from ..kernel.normal import _expand
+from ..kernel.reduce import Inconsistent
+from ..terms.facts import Decls, EqFact, IneqFact, KernelLimit
+from ..terms.objects import SD, Cov, DSum, E, Var, is_canon_bound
+from .exact import sign, violates
+
+
+class WitnessSearch:
+    def __init__(self, decls: Decls, facts):
+        """``facts``: label -> list of kernel facts (the prover's table)."""
+        self.decls = decls
+        self.facts = facts
+
+    def search(self, res, case, candidates, rel: str = "="):
+        """(text or None, exact value) of a witness refuting ``residual REL 0``, or None.
+
+        ``text`` is None when the residual is itself a number (no assignment
+        is needed).
+        """
+        random = res.has(E) or any(self.decls.is_rv(x) for x in res.atoms(Indexed) | res.free_symbols)
+        if random or res.has(sympy.Sum):
+            return None
+
+        def violated(v) -> bool:
+            return violates(v, rel)
+
+        if res.has(DSum) or res.atoms(Indexed):
+            return self._concrete_witness(res, case, candidates, violated)
+        if res.is_number:
+            return (None, res) if violated(res) else None
+        syms = sorted(res.free_symbols, key=lambda s: (s in self.decls.index_ranges, s.name))
+        if 0 < len(syms) <= 3:
+            for sub in self._trial_assignments(syms):
+                try:
+                    v = res.xreplace(sub)
+                except (ZeroDivisionError, ValueError):
+                    continue
+                if violated(v) and self._consistent_at(candidates, sub):
+                    return ", ".join(f"{s} = {x}" for s, x in sub.items()), v
+        return None
+
+    def _concrete_witness(self, res, case, candidates, violated):
+        """Try small concrete values for a deterministic residual with sums and indexed reals.
+
+        Every sum is unrolled exactly; the value's sign is proved (``exact.sign``).
+        """
+        labels = {ix.base.label for ix in res.atoms(Indexed)}
+        plain = {s for s in res.free_symbols if isinstance(s, Symbol) and s not in labels and not is_canon_bound(s)}
+        dims = sorted({s for s in plain if s.is_integer and s.is_positive and s not in case}, key=lambda s: s.name)
+        reals = sorted({s for s in plain if s not in case and s not in dims and not s.is_integer},
+                       key=lambda s: s.name)
+        if any(s.is_integer and s not in case and s not in dims for s in plain):
+            return None
+        if len(dims) > 1 or len(reals) > 2:
+            return None
+        facts = [f for lab in candidates for f in self.facts[lab] if isinstance(f, EqFact)]
+        for f in facts:
+            body = f.lhs - f.rhs
+            if body.has(E, Var, Cov, SD) and (body.free_symbols & set(dims + reals)):
+                return None  # a moment fact might constrain these symbols: no claim
+        rel_syms = set(dims) | set(reals) | labels
+        det_facts = [f for f in facts if not (f.lhs - f.rhs).has(E, Var, Cov, SD)
+                     and ((f.lhs - f.rhs).free_symbols & rel_syms)]
+        ineq_facts = [f for lab in candidates for f in self.facts[lab] if isinstance(f, IneqFact)
+                      and ((f.lhs - f.rhs).free_symbols & rel_syms)]
+        k = len(case)
+        for nval in range(max(k, 1), max(k, 1) + 3):
+            for rvals in itertools.product(*[_trial_values(r)[:3] for r in reals]):
+                for pattern in (0, 1):
+                    sub = {d: Integer(nval) for d in dims}
+                    sub.update({c: Integer(t + 1) for t, c in enumerate(case)})
+                    sub.update(dict(zip(reals, rvals)))
+                    try:
+                        if not all(self._fact_holds_at(f, sub, pattern) for f in det_facts):
+                            continue  # the trial values violate a cited fact
+                        if not all(_ineq_holds_at(f, sub) for f in ineq_facts):
+                            continue
+                        v = _unroll(res.xreplace(sub), pattern)
+                    except (KernelLimit, ValueError, TypeError, ZeroDivisionError):
+                        continue
+                    if v is None:
+                        continue
+                    if violated(v):
+                        parts = [f"{s} = {x}" for s, x in sub.items()]
+                        fams = sorted({str(ix.base.label) for ix in res.atoms(Indexed)})
+                        for fam in fams:
+                            parts.append(f"{fam}_m = " + ("m - 1" if pattern == 0 else "1 for m = 1, else 0"))
+                        return ", ".join(parts), sympy.N(v, 6)
+        return None
+
+    def _fact_holds_at(self, f: EqFact, sub, pattern) -> bool:
+        """Does a deterministic fact hold at concrete values (every instance of its indices)?"""
+        body = (f.lhs - f.rhs).xreplace(sub)
+        choices = []
+        for p in f.free:
+            lo, hi = self.decls.index_ranges[p]
+            lo, hi = _as_expr(lo).xreplace(sub), _as_expr(hi).xreplace(sub)
+            if not (lo.is_Integer and hi.is_Integer) or hi - lo > 8:
+                raise KernelLimit("fact range not concrete")
+            choices.append(range(int(lo), int(hi) + 1))
+        for combo in itertools.product(*choices):
+            asg = {p: Integer(v) for p, v in zip(f.free, combo)}
+            if any(asg[a] == asg[b] for (a, b) in f.distinct if a in asg and b in asg):
+                continue
+            inst = body.xreplace(asg).doit() if body.has(sympy.Sum) else body.xreplace(asg)
+            v = _unroll(inst, pattern)
+            if not v.is_number or sign(v) != 0:
+                return False
+        return True
+
+    def _trial_assignments(self, syms):
+        """Small admissible values: indices inside their declared (concrete) ranges."""
+        def rec(k, sub):
+            if k == len(syms):
+                yield dict(sub)
+                return
+            s = syms[k]
+            if s in self.decls.index_ranges:
+                lo, hi = (_as_expr(v).xreplace(sub) for v in self.decls.index_ranges[s])
+                if not (lo.is_Integer and hi.is_Integer):
+                    return
+                vals = [Integer(v) for v in range(int(lo), min(int(hi), int(lo) + 3) + 1)]
+            else:
+                vals = _trial_values(s)
+            for v in vals:
+                sub[s] = v
+                yield from rec(k + 1, sub)
+            sub.pop(s, None)
+
+        yield from rec(0, {})
+
+    def _consistent_at(self, candidates, sub) -> bool:
+        polys = []
+        for lab in candidates:
+            for f in self.facts[lab]:
+                if isinstance(f, IneqFact):
+                    if not _ineq_holds_at(f, sub):
+                        return False
+                    continue
+                if isinstance(f, EqFact) and not f.free:
+                    try:
+                        polys.append(_expand((f.lhs - f.rhs).xreplace(sub)))
+                    except Exception:
+                        return False
+        from ..kernel.reduce import basis_of
+        try:
+            basis_of(polys)
+        except Inconsistent:
+            return False
+        return True
+
+
+def _ineq_holds_at(f: IneqFact, sub) -> bool:
+    """Whether an inequality fact (without free indices) holds at concrete values; unknown counts as no."""
+    if f.free:
+        return False
+    v = (_as_expr(f.lhs) - _as_expr(f.rhs)).xreplace(sub)
+    if not v.is_number or v.has(sympy.zoo, sympy.nan):
+        return False
+    s = sign(v)
+    if s is None:
+        return False
+    return {"<": s < 0, "<=": s <= 0, ">": s > 0, ">=": s >= 0, "!=": s != 0}.get(f.rel, False)
+
+
+def _as_expr(x):
+    return Integer(x) if isinstance(x, int) else x
+
+
+
+
+def _unroll(x, pattern: int):
+    """Evaluate DSums with concrete bounds; indexed reals get pattern values."""
+    def val(ix):
+        m = ix.indices[0]
+        if not m.is_Integer:
+            raise ValueError("symbolic index")
+        return Integer(int(m) - 1) if pattern == 0 else Integer(1 if int(m) == 1 else 0)
+
+    def rec(e):
+        if isinstance(e, DSum):
+            summand, bounds, excl = e.args
+            ranges = []
+            for (b, lo, hi) in bounds:
+                if not (lo.is_Integer and hi.is_Integer):
+                    raise ValueError("symbolic bound")
+                ranges.append((b, int(lo), int(hi)))
+            if any(h - l > 8 for _, l, h in ranges):
+                raise KernelLimit("too large to unroll")
+            ex = {int(v) for v in excl if v.is_Integer}
+            total = Integer(0)
+            for combo in itertools.product(*[range(l, h + 1) for _, l, h in ranges]):
+                if len(set(combo)) < len(combo) or set(combo) & ex:
+                    continue
+                total += rec(summand.xreplace({b: Integer(v) for (b, _, _), v in zip(ranges, combo)}))
+            return total
+        if isinstance(e, Indexed):
+            return val(e)
+        if not e.args:
+            return e
+        return e.func(*[rec(a) for a in e.args])
+
+    return rec(x)
+
+
+def _trial_values(s: Symbol):
+    if s.is_integer:
+        if s.is_positive:
+            return [Integer(v) for v in (1, 2, 3, 4)]
+        if s.is_nonnegative:
+            return [Integer(v) for v in (0, 1, 2, 3)]
+        return [Integer(v) for v in (0, 1, -1, 2)]
+    if s.is_positive:
+        return [Integer(1), Integer(2), sympy.Rational(1, 2), Integer(3)]
+    if s.is_nonnegative:
+        return [Integer(0), Integer(1), Integer(2)]
+    return [Integer(0), Integer(1), Integer(-1), Integer(2)]

@@ -1,0 +1,46 @@
+"""The kernel's rules: the one home of their names.
+
+Every rule name the kernel can put in a proof's trace is registered here, with
+whether a user may cite it in a `by` list and a one-line description.  The
+checker resolves `by NAME` against this table, the docs' rule table is checked
+against it (tests/test_architecture.py), and :class:`~.normal.Trace` refuses a
+name that is not registered.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    doc: str
+    citable: bool = True
+    # applied by every proof (plain expansion and cancellation): citing it is
+    # allowed and never reported as unneeded, and it is not listed as a rule
+    implicit: bool = False
+
+
+RULES: dict[str, Rule] = {r.name: r for r in (
+    Rule("linearity", "E[aX + bY + c] = a E[X] + b E[Y] + c, also through sums"),
+    Rule("def Var", "Var(X) = E[X^2] - E[X]^2"),
+    Rule("def Cov", "Cov(X, Y) = E[XY] - E[X] E[Y]"),
+    Rule("def SD", "SD(X) = sqrt(Var(X))"),
+    Rule("factorization", "E[f(A) g(B)] = E[f(A)] E[g(B)] for independent A, B"),
+    Rule("sums", "diagonal / off-diagonal split of sums, counting, Kronecker deltas"),
+    Rule("facts", "equation facts instantiated at the indices in play"),
+    Rule("calculus", "derivatives, limits and extrema (sympy diff / limit, checked side conditions)"),
+    Rule("inequality", "a sign proved by interval enclosure of the factors of the margin"),
+    Rule("algebra", "expansion and cancellation of polynomials and rational functions", implicit=True),
+)}
+
+
+def rule(name: str) -> str:
+    """``name`` itself, after checking that it is a registered rule (a kernel bug otherwise)."""
+    if name not in RULES:
+        raise KeyError(f"unregistered kernel rule {name!r}")
+    return name
+
+
+def citable() -> list[str]:
+    return sorted(n for n, r in RULES.items() if r.citable)
