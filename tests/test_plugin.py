@@ -240,9 +240,9 @@ def test_each_file_is_checked_once(pt):
 import stepcheck.checker as C
 calls = []
 _orig = C.check_file
-def counting(path, **kw):
+def counting(path, *a, **kw):
     calls.append(path)
-    return _orig(path, **kw)
+    return _orig(path, *a, **kw)
 def pytest_configure(config):
     C.check_file = counting
 def pytest_unconfigure(config):

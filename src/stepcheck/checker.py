@@ -73,6 +73,7 @@ def check_text(text: str, file: str = "<string>", options: Options | None = None
         rep.fatal = True
         rep.diagnostics.append(Diagnostic("error", "input nested too deeply", None, code="E-limit"))
         return rep
+    rep.program = prog
     with _fewer_collections():
         Checker(rep, options).run(prog)
     rep.seconds = time.perf_counter() - t0

@@ -259,14 +259,7 @@ class _Typesetter:
     def __init__(self, report: FileReport):
         from .typst_printer import TypstPrinter
 
-        self.program = None
-        try:
-            from .parser import parse
-
-            if report.text:
-                self.program = parse(report.text, report.path)
-        except Exception:  # noqa: BLE001 - a file that does not parse has no steps to typeset
-            self.program = None
+        self.program = report.program  # None when the file did not parse: no steps to typeset
         names: dict[str, int] = {}
         if self.program is not None:
             from . import syntax as S

@@ -495,6 +495,7 @@ def _link_json(l: LinkResult) -> dict:
         "line": l.span.line if l.span else None,
         "col": l.span.col if l.span else None,
         "status": l.status,
+        "decided_by": l.decided_by,
         "rules": list(l.rules),
         "uses": [_use_json(u) for u in l.uses],
         "cited": list(l.cited),

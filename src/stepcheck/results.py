@@ -62,9 +62,6 @@ class LinkResult:
     rhs: str
     span: Span
     status: str  # HOLDS | FAILS | UNKNOWN | SIMULATED, set only by stepcheck.judge.settle
-    # what decided a holds / fails / simulated status (stepcheck.judge: "kernel proof",
-    # "exact numeric", "re-checked witness", "simulation"); None while unknown
-    decided_by: str | None = None
     rules: list[str] = field(default_factory=list)
     uses: list[Use] = field(default_factory=list)
     cited: list[str] = field(default_factory=list)
@@ -80,6 +77,9 @@ class LinkResult:
     rhs_expr: object = field(default=None, repr=False, compare=False)
     # numeric claims: the message (the exact value, the allowed interval) is shown whatever the status
     show_message: bool = False
+    # what decided a holds / fails / simulated status (stepcheck.judge: "kernel proof",
+    # "exact numeric", "re-checked witness", "simulation"); None while unknown
+    decided_by: str | None = None
 
 
 @dataclass
@@ -110,6 +110,9 @@ class FileReport:
     steps: list[StepResult] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)  # errors and warnings
     seconds: float = 0.0
+    # the parsed program (syntax.Program) the report was checked from: the PDF typesets the
+    # maths as written from it, without parsing the file again; None when it did not parse
+    program: object = field(default=None, repr=False, compare=False)
 
     @property
     def errors(self) -> list[Diagnostic]:
