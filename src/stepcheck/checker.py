@@ -178,7 +178,7 @@ class Checker:
     def s_Source(self, st: S.Source):
         self.rep.source = st.text
 
-    # numeric statements (check, table, simulate) live in numeric.py
+    # numeric statements: check and table in numeric.py, simulate in simulate.py
     def s_Check(self, st):
         from . import numeric
 
@@ -191,9 +191,9 @@ class Checker:
             self._record(res)
 
     def s_Simulate(self, st):
-        from . import numeric
+        from . import simulate
 
-        self._record(numeric.simulate_statement(self.state, st))
+        self._record(simulate.simulate_statement(self.state, st))
 
     def _record(self, res: StepResult):
         state = self.state

@@ -1,200 +1,32 @@
-"""Counterexamples in the checker: failed links, `refute`, `--why`, cross-checks.
+"""Counterexamples as statements: `refute` and `verify --why`.
 
 The finite-model side lives in ``models.py`` and never calls the kernel's
 normaliser or prover; this module connects it to the checker:
 
-* :func:`search_link_model`: a finite model of a link's candidate facts in
-  which the two sides differ (the judge then says ``fails``), or a note that
-  the bounded search found none;
-* :func:`cross_check`: a link the kernel accepted is evaluated exactly on a
-  few random finite models of the facts it used; a disagreement is an
-  internal soundness error (``E-internal-soundness``);
 * :func:`refute_step`: ``refute NAME: A = B [under REFS]`` holds exactly when
   a counterexample is found, fails when the kernel proves ``A = B``;
 * :func:`why_pass`: ``verify --why``: for every assumption a step rests on,
   drop it, keep the others, and look for a counterexample to the step.
 
-Every function reads the :class:`~stepcheck.state.FileState` and returns what
-it found; none writes into the state (apart from its cross-check model
-cache) and none decides a status except through :func:`stepcheck.judge.settle`.
+Both read the :class:`~stepcheck.state.FileState`; statuses are given only
+through :func:`stepcheck.judge.settle`.  The searches for failed links and
+the cross-check are in :mod:`stepcheck.judge.refuters`.
 """
 from __future__ import annotations
 
 import time
-import zlib
-
-from sympy import Rational
-
-from dataclasses import dataclass
 
 from .errors import Diagnostic, StepError, error
 from .judge import KERNEL, WITNESS, Verdict, settle, settle_step
+from .judge.refuters import _distributions, _seed
 from .results import FAILS, HOLDS, UNKNOWN, LinkResult, StepResult, Use
 
-LINK_SECONDS = 2.0  # counterexample search for a failed or unknown link
 REFUTE_SECONDS = 4.0  # search for a `refute`
 WHY_SECONDS = 2.0  # search per (step, assumption) under --why
-CROSS_MODELS = 3  # random models per accepted link
-CROSS_SECONDS = 0.3  # time per accepted link
-
-
-# ------------------------------------------------------------------ helpers
-
-
-def _distributions(state, labels, surrogate: bool = False):
-    """(fixed marginals for finite declared distributions, labels with no finite model).
-
-    ``surrogate``: a continuous law is replaced by a finite one with the same
-    moments (all the kernel knows of it), as the cross-check may do; a
-    counterexample search never does (its model must follow the law itself).
-    """
-    from fractions import Fraction
-
-    def value(v):
-        return Fraction(int(v.p), int(v.q)) if isinstance(v, Rational) else v
-
-    fixed, blocked = {}, []
-    wanted = {lab for lab in labels if state.fact_kinds.get(lab) == "distribution"}
-    if not wanted:
-        return fixed, blocked
-    seen = set()
-    for name, dec in state.laws.items():
-        if dec.label not in wanted:
-            continue
-        seen.add(dec.label)
-        sup = dec.dist.moment_surrogate() if surrogate else dec.dist.support()
-        if sup is None or not all(isinstance(p, Rational) and (isinstance(v, Rational) or surrogate and v.is_real)
-                                  for v, p in sup):
-            blocked.append(dec.label)
-            continue
-        fixed[name] = tuple(sorted(((value(v), value(p)) for v, p in sup if p != 0), key=lambda t: float(t[0])))
-    blocked += sorted(wanted - seen)
-    return fixed, blocked
 
 
 def _one_line(text: str) -> str:
     return " — ".join(line.strip() for line in text.splitlines() if line.strip())
-
-
-def _rel(rel: str) -> str:
-    return {"≤": "<=", "≥": ">=", "≠": "!="}.get(rel, rel)
-
-
-def _seed(*parts) -> int:
-    return zlib.crc32("|".join(str(p) for p in parts).encode())
-
-
-# ------------------------------------------------------------------ failed links
-
-
-def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, deadline):
-    """(model text or None, note or None): a finite model refuting a link that was not proved.
-
-    The model satisfies every candidate fact (those cited, or all in scope)
-    and makes the two sides differ; ``models`` evaluates it exactly with its
-    own arithmetic.  The note says why none was found or searched.
-    """
-    from .models import find_counterexample
-
-    labels = [c for c in candidates if c not in state.contradiction]
-    fixed, blocked = _distributions(state, labels)
-    if blocked:
-        return None, ("no counterexample searched: " + ", ".join(f"`{b}`" for b in blocked)
-                      + " is not a finite distribution")
-    seconds = min(LINK_SECONDS, deadline.remaining())
-    if seconds <= 0:
-        return None, "no counterexample searched: the time limit of the link was reached"
-    try:
-        w = find_counterexample(lhs, rhs, decls, state.facts_of(labels), {}, seconds=seconds,
-                                seed=_seed(*seed_parts), fixed=fixed, rel=_rel(rel))
-    except Exception as e:  # noqa: BLE001 - the search never breaks a check
-        return None, f"the counterexample search stopped: {type(e).__name__}: {e}"
-    if w:
-        return w.text, None
-    return None, f"no counterexample found within the search limits ({w.reason})"
-
-
-# ------------------------------------------------------------------ cross-check
-
-
-@dataclass
-class CrossCheck:
-    """The cross-check disagreed with the kernel (``disagrees``), or could not run."""
-
-    disagrees: bool
-    message: str
-    notes: list
-    model: str | None = None
-
-
-def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) -> CrossCheck | None:
-    """Evaluate a link the kernel accepted on random finite models of its assumptions.
-
-    Models are drawn once per set of used facts (under the same
-    declarations) and reused by later links resting on the same facts; a link
-    the reused models cannot evaluate (a variable or dimension they lack)
-    draws its own.  None when every model agrees (or none can evaluate it).
-    """
-    from .models import Evaluator, ModelError, _index_syms, assignments, holds_rel, random_models
-
-    t0 = time.monotonic()
-    budget = min(CROSS_SECONDS, deadline.remaining())
-    facts = state.facts_of(used)
-    cache = state.cross_models
-    if cache.get("decls") is not decls:  # new declarations: the old models go (and their decls)
-        cache.clear()
-        cache["decls"] = decls
-    key = frozenset(used)
-
-    def draw():
-        fixed, _ = _distributions(state, used, surrogate=True)
-        models = random_models(decls, facts, CROSS_MODELS, seed=_seed(*seed_parts), exprs=[lhs, rhs],
-                               seconds=budget, fixed=fixed)
-        cache[key] = models
-        return models
-
-    def disagreement(models):
-        """(models evaluated, None) or (_, CrossCheck) at the first disagreement."""
-        done = 0
-        for model in models:
-            if time.monotonic() - t0 > 2 * budget:
-                break
-            ev = Evaluator(model, decls)
-            try:
-                for env in assignments(free, decls, model):
-                    lv, rv = ev.ev(lhs, env, None), ev.ev(rhs, env, None)
-                    if holds_rel(lv, _rel(rel), rv, need_true=False) is False:
-                        return done, _soundness_error(decls, model, env, lv, rv, facts)
-            except ModelError:
-                continue
-            done += 1
-        return done, None
-
-    if budget <= 0:
-        return None
-    try:
-        free = _index_syms([lhs, rhs], decls)
-        hit = cache.get(key)
-        reused = hit is not None
-        done, found = disagreement(hit if reused else draw())
-        if found is None and reused and done == 0:
-            done, found = disagreement(draw())
-        return found
-    except ModelError:
-        return None
-    except Exception as e:  # noqa: BLE001 - never turn a bug here into a verdict
-        return CrossCheck(False, f"the soundness cross-check could not run: {type(e).__name__}: {e}", [])
-
-
-def _soundness_error(decls, model, env, lv, rv, facts) -> CrossCheck:
-    from .models import render_model, show_value
-
-    at = ", ".join(f"{s} = {int(v)}" for s, v in env.items())
-    notes = [f"finite model: {render_model(model, decls)}" + (f"; at {at}" if at else ""),
-             f"it satisfies {', '.join(facts) or 'no assumption'} (checked exactly)",
-             f"there the left side is {show_value(lv)} and the right side {show_value(rv)}"]
-    msg = "internal soundness error: the kernel accepted this link, but it fails on a finite model of its assumptions"
-    return CrossCheck(True, msg, notes, render_model(model, decls))
 
 
 # ------------------------------------------------------------------ refute

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ..results import FAILS, HOLDS, UNKNOWN
 from . import EXACT, KERNEL, UNDECIDED, WITNESS, Verdict, proved
+from . import refuters as cx
 from .witness import WitnessSearch
 
 
@@ -32,8 +33,6 @@ class LinkJudgement:
 
 def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, deadline, *,
                cross_check: bool = True, seed_parts=()) -> LinkJudgement:
-    from .. import counterexamples as cx
-
     all_labels = state.relevant(lhs, rhs)
     candidates = cited if has_by else all_labels
     if has_by:

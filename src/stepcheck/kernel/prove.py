@@ -4,7 +4,7 @@
 contract is stated once, in docs/kernel.md ("The contract"), and quoted by
 tests/test_architecture.py.  In short: it answers *holds* (with the minimal
 facts, ranges and signs used, and the rules of the proof) or *not proved*
-(with the residual); it never answers "fails" -- refuting a link is the
+(with the residual); it never refutes a link -- that is the
 judge's work (``stepcheck.judge``), from witnesses it re-checks exactly.
 """
 from __future__ import annotations

@@ -1,0 +1,340 @@
+"""``simulate``: Monte Carlo evidence for a claim (never a proof; see docs/numbers.md).
+
+The estimate, its confidence interval and the claimed value are reported
+with status ``simulated`` (decided by ``simulation``); an estimate whose
+interval excludes the claim is an error on the link.
+"""
+from __future__ import annotations
+
+import math
+import time
+
+import sympy
+from sympy import Integer
+
+from . import syntax as S
+from .compare import fmt
+from .errors import Diagnostic, error
+from .judge import SIMULATION, UNDECIDED, settle, settle_step
+from .judge import Verdict as JudgeVerdict
+from .numeric import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, MAX_DRAWS, MAX_SAMPLES, CHUNK_NUMBERS,
+                      REL_TEXT, NumericUnknown, Values, _src, elaborator)
+from .compare import _undummy
+from .judge.exact import sign
+from .terms.objects import SD, E, Var
+from .terms.probability import Prob
+from .results import SIMULATED, UNKNOWN, LinkResult, StepResult, Use
+
+
+# ------------------------------------------------------------------ simulate
+
+_OPTIONS = {"samples", "seed", "confidence"}
+
+
+def _options(state, st: S.Simulate):
+    opts = {"samples": Integer(DEFAULT_SAMPLES), "seed": Integer(DEFAULT_SEED), "confidence": DEFAULT_CONFIDENCE}
+    el = elaborator(state)
+    for b in st.options:
+        n = b.name.name
+        if n not in _OPTIONS:
+            raise error(f"unknown option `{n}` of `simulate`", b.name.span, "unknown option",
+                        help="the options are `samples = N`, `seed = S` and `confidence = C` (e.g. 0.95)",
+                        code="E-simulate")
+        v = el.expr(b.value)
+        if n in ("samples", "seed") and not (v.is_Integer and v >= (2 if n == "samples" else 0)):
+            raise error(f"`{n}` must be a whole number" + (" of at least 2" if n == "samples" else ""),
+                        b.value.span, code="E-simulate")
+        if n == "samples" and v > MAX_SAMPLES:
+            raise error(f"at most {MAX_SAMPLES:,} samples", b.value.span, code="E-limit")
+        if n == "confidence" and not (v.is_number and 0 < v < 1):
+            raise error("`confidence` must lie strictly between 0 and 1, e.g. 0.95", b.value.span, code="E-simulate")
+        opts[n] = v
+    return int(opts["samples"]), int(opts["seed"]), opts["confidence"]
+
+
+class _Sampler:
+    """Evaluates a sympy expression on a block of samples with numpy."""
+
+    def __init__(self, state, vals: Values, np, sub=None):
+        self.c = state
+        self.sub = sub or {}  # declared symbol -> value (from `where`)
+        self.vals = vals
+        self.np = np
+        self.draws: dict = {}  # variable key -> array for the current block
+
+    def plan(self, expr):
+        """The random variables (Symbols, or family names with their numeric ranges) the expression needs."""
+        scalars, families = set(), {}
+        for a in sympy.preorder_traversal(expr):
+            if isinstance(a, sympy.Symbol) and self.vals.is_rv(a):
+                scalars.add(a)
+            elif isinstance(a, sympy.Indexed) and self.vals.is_rv(a):
+                fam = self.c.scope.families[str(a.base.label)]
+                lo, hi = fam.lo.xreplace(self.sub), fam.hi.xreplace(self.sub)
+                if not (lo.is_Integer and hi.is_Integer):
+                    raise NumericUnknown(f"the family `{a.base.label}` has a symbolic range {lo}..{hi}: "
+                                         "give its bound a value with `where`")
+                families[str(a.base.label)] = (a.base, int(lo), int(hi))
+        return sorted(scalars, key=str), families
+
+    def ev(self, e, env):
+        np = self.np
+        if e.is_Number:
+            return float(e)
+        if e in env:
+            return env[e]
+        if isinstance(e, sympy.Symbol):
+            if e in self.draws:
+                return self.draws[e]
+            if e is sympy.E:
+                return math.e
+            raise NumericUnknown(f"`{e}` has no value in the simulation: give it one with `where {e} = ...`")
+        if isinstance(e, sympy.NumberSymbol):
+            return float(e)
+        if isinstance(e, sympy.Indexed):
+            arr, lo = self.draws[str(e.base.label)]
+            idx = self.ev(e.indices[0], env)
+            idx = np.asarray(idx).astype(int) if not isinstance(idx, float) else int(idx)
+            return arr[:, idx - lo]
+        if isinstance(e, sympy.Add):
+            return sum((self.ev(a, env) for a in e.args), 0.0)
+        if isinstance(e, sympy.Mul):
+            out = 1.0
+            for a in e.args:
+                out = out * self.ev(a, env)
+            return out
+        if isinstance(e, sympy.Pow):
+            return np.power(self.ev(e.base, env), self.ev(e.exp, env))
+        if isinstance(e, sympy.Sum):
+            if len(e.limits) != 1:
+                raise NumericUnknown("nested sums are not simulated")
+            i, lo, hi = e.limits[0]
+            if not (lo.is_Integer and hi.is_Integer):
+                raise NumericUnknown(f"the sum's range {lo}..{hi} is symbolic: give it a value with `where`")
+            if any(isinstance(k, sympy.Dummy) and k in env for k in env):
+                raise NumericUnknown("nested sums are not simulated")
+            body = e.function
+            if i not in body.free_symbols:
+                return self.ev(body, env) * (int(hi) - int(lo) + 1)
+            ix = np.arange(int(lo), int(hi) + 1)
+            val = self.ev(body, {**env, i: ix})
+            val = np.broadcast_to(val, (self.n, len(ix))) if np.ndim(val) < 2 else val
+            return val.sum(axis=1)
+        funcs = {sympy.exp: np.exp, sympy.log: np.log, sympy.tanh: np.tanh, sympy.Abs: np.abs,
+                 sympy.erf: np.vectorize(math.erf)}
+        for f, g in funcs.items():
+            if isinstance(e, f):
+                return g(self.ev(e.args[0], env))
+        if isinstance(e, (sympy.Max, sympy.Min)):
+            vals = [self.ev(a, env) for a in e.args]
+            out = vals[0]
+            for v in vals[1:]:
+                out = (np.maximum if isinstance(e, sympy.Max) else np.minimum)(out, v)
+            return out
+        if isinstance(e, sympy.core.relational.Relational):
+            a, b = self.ev(e.lhs, env), self.ev(e.rhs, env)
+            return {"==": np.equal, "!=": np.not_equal, "<": np.less, "<=": np.less_equal, ">": np.greater,
+                    ">=": np.greater_equal}[e.rel_op](a, b)
+        if isinstance(e, sympy.And):
+            out = True
+            for a in e.args:
+                out = np.logical_and(out, self.ev(a, env))
+            return out
+        if isinstance(e, sympy.Or):
+            out = False
+            for a in e.args:
+                out = np.logical_or(out, self.ev(a, env))
+            return out
+        raise NumericUnknown(f"cannot simulate `{e}` (unsupported operation {type(e).__name__})")
+
+
+def _z(confidence) -> float:
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf((1 + float(confidence)) / 2)
+
+
+def simulate_statement(state, st: S.Simulate) -> StepResult:
+    name = st.name.name
+    lt, rt = _src(state, st.lhs.span), _src(state, st.rhs.span)
+    rel = st.rel
+    if rel not in ("≈", "="):
+        raise error("a simulation estimates a value: write `simulate NAME: E[...] ≈ VALUE`", st.span,
+                    code="E-simulate")
+    n, seed, conf = _options(state, st)
+    el0 = elaborator(state)
+    bindings = {}
+    for b in st.where:
+        bindings[b.name.name] = el0.expr(b.value)
+        if not bindings[b.name.name].is_number:
+            raise error("`where` gives a name a number", b.value.span, code="E-simulate")
+    where_text = ", ".join(f"{b.name.name} = {_src(state, b.value.span)}" for b in st.where)
+    stmt = f"{lt} {REL_TEXT[rel]} {rt}" + (f" where {where_text}" if where_text else "")
+    res = StepResult(name, st.span, "simulate", stmt, "≈", [], UNKNOWN)
+    lr = LinkResult(1, "≈", lt, rt + (f" where {where_text}" if where_text else ""), st.span, UNKNOWN)
+    lr.rules = ["simulation"]
+    lr.show_message = True
+    res.links.append(lr)
+    el = elaborator(state, bindings)
+    lhs = el.expr(st.lhs)
+    target = el.expr(st.rhs)
+    uses: dict[str, str] = {}
+    proof_note = None
+    if st.proof is not None:
+        proof_note = _proof(state, st, lr, lhs, target, bindings, uses)
+    t0 = time.perf_counter()
+    try:
+        if not isinstance(lhs, (E, Var, SD, Prob)):
+            raise NumericUnknown("a simulation estimates E[...], Var(...), SD(...) or P(...) of declared random "
+                                 "variables; write the claim as one of those")
+        vals = Values(state)
+        target_v = vals.value(target)
+        if target_v.free_symbols or not target_v.is_number:
+            raise NumericUnknown(f"the claimed value {target} is not a number: give names a value with `where`")
+        inner = lhs.args[0]
+        sub = {state.scope.symbols[k]: v for k, v in bindings.items() if k in state.scope.symbols}
+        est, lo, hi, detail = _run_simulation(state, vals, lhs, inner, n, seed, conf, sub)
+        uses.update(vals.uses)
+        consistent = bool(lo <= float(target_v) <= hi)
+        pct = f"{float(conf) * 100:g}%"
+        msg = (f"estimate {est:.6g}, {pct} interval [{lo:.6g}, {hi:.6g}] ({n:,} samples, seed {seed}): "
+               + (f"consistent with {fmt(target_v)}" if consistent else f"INCONSISTENT with {fmt(target_v)}")
+               + f"\n({detail})")
+        if proof_note:
+            msg += f"\n{proof_note}"
+        settle(lr, JudgeVerdict(SIMULATED, SIMULATION))
+        lr.message = msg
+        lr.lhs_expr, lr.rhs_expr = lhs, target_v
+        res.simulation = {"estimate": est, "low": lo, "high": hi, "samples": n, "seed": seed,
+                          "confidence": float(conf), "claimed": float(target_v), "consistent": consistent}
+        if not consistent:
+            lr.diagnostics.append(Diagnostic(
+                "error", "the simulation is inconsistent with this claim", st.lhs.span.to(st.rhs.span),
+                f"outside the {pct} interval", notes=[msg],
+                help="a simulation is evidence, not a proof; check the claim (or the sample size and seed)",
+                code="E-simulation-inconsistent"))
+        settle_step(res)
+    except NumericUnknown as e:
+        settle(lr, UNDECIDED)
+        lr.message = str(e)
+        lr.diagnostics.append(Diagnostic("error", "could not simulate this claim", st.lhs.span, "unknown",
+                                         notes=[str(e)], code="E-simulation-unknown"))
+        settle_step(res)
+    lr.seconds = time.perf_counter() - t0
+    lr.uses = [Use(k, v) if v != "step" else Use(k, "step", detail=state.steps[k].statement)
+               for k, v in uses.items()]
+    res.rests_on = [k for k, v in uses.items() if v != "step"]
+    if st.proof is not None and st.proof.text in state.steps:
+        res.steps_cited = [st.proof.text]
+        res.rests_on = list(dict.fromkeys(res.rests_on + state.steps[st.proof.text].rests_on))
+    return res
+
+
+def _proof(state, st, lr, lhs, target, bindings, uses):
+    """Relate the simulated claim to the symbolic step named after `by`."""
+    ref = st.proof.text
+    step = state.steps.get(ref)
+    if step is None:
+        raise error(f"unknown step `{ref}`", st.proof.span, "not a step of this file",
+                    help="name an earlier step that proves the claim symbolically", code="E-unknown-ref")
+    uses[ref] = "step"
+    facts = state.step_facts.get(ref) or []
+    note = f"proved symbolically by `{ref}` ({step.status}): {step.statement}"
+    if facts:
+        f = facts[0]
+        sub = {}
+        for k, v in bindings.items():
+            sym = state.scope.symbols.get(k)
+            if sym is not None:
+                sub[sym] = v
+        lhs_s, rhs_s = f.lhs.xreplace(sub), f.rhs.xreplace(sub)
+        # the two sides usually differ only by the Dummy of a sum index: compare with the
+        # dummies renamed first, and fall back to simplify only when that is not enough
+        same = False
+        if not isinstance(lhs, sympy.MatrixBase):
+            same = _undummy(lhs_s) == _undummy(lhs) or sympy.simplify(lhs_s - lhs) == 0
+        if not same:
+            try:
+                same = lhs_s == lhs or sympy.srepr(lhs_s) == sympy.srepr(lhs)
+            except Exception:
+                same = False
+        if same and sign(rhs_s - target) == 0:
+            where = ", ".join(f"{k} = {v}" for k, v in bindings.items())
+            note += f", which at {where} is {fmt(rhs_s)}" if where else ""
+        else:
+            lr.diagnostics.append(Diagnostic(
+                "warning", f"`{ref}` does not state this claim", st.proof.span, "a different statement",
+                notes=[f"`{ref}` proves {step.statement}"] +
+                      ([f"with {', '.join(f'{k} = {v}' for k, v in bindings.items())} its sides are "
+                        f"{lhs_s} and {rhs_s}"] if bindings else []),
+                code="W-simulate-proof"))
+    return note
+
+
+def _run_simulation(state, vals: Values, op, inner, n, seed, conf, sub=None):
+    import numpy as np
+
+    smp = _Sampler(state, vals, np, sub)
+    scalars, families = smp.plan(inner)
+    allvars = list(scalars)
+    per_sample = len(scalars)
+    samplers = {}
+    for s in scalars:
+        d = vals.law(s)
+        if not d.numeric_params():
+            raise NumericUnknown(f"`{s} ~ {d.text}` has symbolic parameters")
+        samplers[s] = d.sampler()
+    for fname, (base, lo, hi) in families.items():
+        d = vals.law(base[lo])
+        if not d.numeric_params():
+            raise NumericUnknown(f"`{fname} ~ {d.text}` has symbolic parameters")
+        samplers[fname] = (d.sampler(), lo, hi)
+        per_sample += hi - lo + 1
+        allvars.extend(base[k] for k in range(lo, hi + 1))
+    if not allvars:
+        raise NumericUnknown("nothing random to simulate")
+    if per_sample * n > MAX_DRAWS:
+        raise NumericUnknown(f"{n:,} samples of {per_sample:,} random numbers each exceed the limit of "
+                             f"{MAX_DRAWS:,} draws")
+    if len(allvars) > 1:
+        vals.need_independence(allvars)
+    rng = np.random.default_rng(seed)
+    block = max(1, min(n, CHUNK_NUMBERS // max(per_sample, 1)))
+    outs = []
+    done = 0
+    while done < n:
+        m = min(block, n - done)
+        smp.n = m
+        smp.draws = {}
+        for s in scalars:
+            smp.draws[s] = samplers[s](rng, (m,))
+        for fname in families:
+            f, lo, hi = samplers[fname]
+            smp.draws[fname] = (f(rng, (m, hi - lo + 1)), lo)
+        y = smp.ev(inner, {})
+        y = np.broadcast_to(np.asarray(y, dtype=float), (m,))
+        outs.append(np.array(y, dtype=float))
+        done += m
+    y = np.concatenate(outs)
+    if not np.all(np.isfinite(y)):
+        raise NumericUnknown("the simulated values include infinities or NaN")
+    z = _z(conf)
+    if isinstance(op, Prob):
+        k = float(y.sum())
+        p = k / n
+        den = 1 + z * z / n
+        centre = (p + z * z / (2 * n)) / den
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+        return p, centre - half, centre + half, "Wilson interval for a proportion"
+    if isinstance(op, E):
+        mean = float(y.mean())
+        se = float(y.std(ddof=1)) / math.sqrt(n)
+        return mean, mean - z * se, mean + z * se, "normal interval for the mean"
+    # Var and SD: sample variance with the asymptotic interval from the fourth central moment
+    s2 = float(y.var(ddof=1))
+    m4 = float(np.mean((y - y.mean()) ** 4))
+    var_s2 = max((m4 - s2 * s2 * (n - 3) / (n - 1)) / n, 0.0)
+    lo, hi = s2 - z * math.sqrt(var_s2), s2 + z * math.sqrt(var_s2)
+    if isinstance(op, SD):
+        return math.sqrt(s2), math.sqrt(max(lo, 0.0)), math.sqrt(hi), "square root of the sample variance's asymptotic interval"
+    return s2, lo, hi, "sample variance (n - 1), asymptotic interval using the fourth moment"
