@@ -436,37 +436,34 @@ def case_scaling(sizes: list[int], runs: int) -> dict:
 
 
 def case_attribution(files: list[Path], runs: int) -> dict:
-    """Replay every ``prove`` call of the library: ``prove`` versus one ``attempt`` with all candidates."""
+    """Replay every attribution of the library: the judge's minimisation versus one kernel proof with all candidates."""
     from stepcheck.checker import check_file
+    from stepcheck.judge import attribution as A
+    from stepcheck.judge import link as L
     from stepcheck.kernel import prove as P
+    from stepcheck.terms.facts import Deadline
 
     calls = []
-    orig = P.LinkProver.prove
+    orig = A.attribute
 
-    def recording(self, lhs, rhs, candidates, rel="="):
-        calls.append((self.decls, dict(self.facts), self.limits, lhs, rhs, list(candidates), rel))
-        return orig(self, lhs, rhs, candidates, rel)
+    def recording(prover, lhs, rhs, candidates, rel, deadline):
+        calls.append((prover.decls, dict(prover.facts), prover.limits, lhs, rhs, list(candidates), rel))
+        return orig(prover, lhs, rhs, candidates, rel, deadline)
 
-    P.LinkProver.prove = recording
+    L.attribute = recording
     try:
         for f in files:
             check_file(str(f), cross_check=False)
     finally:
-        P.LinkProver.prove = orig
+        L.attribute = orig
 
     def with_attr(c):
         decls, facts, limits, lhs, rhs, cands, rel = c
-        return P.LinkProver(decls, facts, limits).prove_link(lhs, rhs, cands, rel)
+        return orig(P.LinkProver(decls, facts, limits), lhs, rhs, cands, rel, Deadline(limits.seconds))
 
     def without(c):
         decls, facts, limits, lhs, rhs, cands, rel = c
-        lhs, rhs = P._as_expr(lhs), P._as_expr(rhs)
-        pr = P.LinkProver(decls, facts, limits)
-        ranges = P.free_indices([lhs, rhs], decls)
-        try:
-            return pr.attempt(lhs, rhs, cands, ranges, P.Deadline(limits.seconds), rel)
-        except Exception:  # KernelLimit / Inconsistent: prove reports these as unknown
-            return None
+        return P.LinkProver(decls, facts, limits).prove_link(lhs, rhs, cands, rel)
 
     t_with, t_without, n_cands = [], [], []
     for c in calls:

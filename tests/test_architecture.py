@@ -279,15 +279,17 @@ def test_citing_algebra_is_never_unneeded_but_citing_an_unused_rule_is():
 # ------------------------------------------------------------------ the contract, stated once
 
 CONTRACT = """\
-> `LinkProver(decls, facts, limits).prove_link(lhs, rhs, candidates, rel, deadline)`
+> `LinkProver(decls, facts, limits).prove_link(lhs, rhs, candidates, rel, deadline, ranges)`
 > returns a `Proof`. `proof.holds` is true only when, for every equality
 > pattern of the free indices, `lhs - rhs` normalises and reduces modulo the
 > facts of the candidates to exactly 0 (for `<`, `<=`, `>`, `>=`: the
-> difference is proved to have the required sign); the proof then lists the
-> minimal facts, index ranges and declared signs it used and its rules.
+> difference is proved to have the required sign), using the declared range
+> of a free index only if it is in `ranges`; the proof then lists the index
+> ranges, declared signs and forms of independence it used and its rules.
 > Otherwise the proof is *not proved*, with the residual. The kernel never
-> says "fails": refuting a link is the judge's work. A resource limit (time,
-> size, exponents) always gives *not proved*.
+> says "fails" and never chooses which facts to cite: refutation and
+> attribution are the judge's work. A resource limit (time, size,
+> exponents) always gives *not proved*.
 """
 
 
@@ -305,7 +307,7 @@ def test_the_contracts_entry_point_exists_with_that_signature():
     from stepcheck.kernel import LinkProver
 
     params = list(inspect.signature(LinkProver.prove_link).parameters)
-    assert params == ["self", "lhs", "rhs", "candidates", "rel", "deadline"]
+    assert params == ["self", "lhs", "rhs", "candidates", "rel", "deadline", "ranges"]
     assert not hasattr(LinkProver, "prove")  # one entry point
 
 

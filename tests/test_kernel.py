@@ -39,8 +39,12 @@ def S(body_fn, hi=n, lo=1):
 
 def prove(lhs, rhs, facts=None, cands=None, decls=DECLS, limits=None):
     facts = facts or {}
+    """The kernel's proof, attributed by the judge to a minimal set of the candidates."""
+    from stepcheck.judge.attribution import attribute
+    from stepcheck.terms.facts import Deadline
+
     p = LinkProver(decls, facts, limits)
-    return p.prove_link(lhs, rhs, list(facts) if cands is None else cands)
+    return attribute(p, lhs, rhs, list(facts) if cands is None else cands, "=", Deadline(p.limits.seconds))
 
 
 def refute(lhs, rhs, facts=None, cands=None, decls=DECLS):
@@ -432,6 +436,8 @@ def test_too_many_free_indices_is_unknown():
 def test_rejects_non_sympy_input():
     with pytest.raises(TypeError):
         LinkProver(DECLS, {}).prove_link("E[X]", 0, [])
+    with pytest.raises(TypeError):
+        prove("E[X]", 0)
 
 
 # ---------------------------------------------------------------- memoised sum atoms and remainders

@@ -18,6 +18,7 @@ import time
 
 from .errors import Diagnostic, StepError, error
 from .judge import KERNEL, WITNESS, Verdict, settle, settle_step
+from .judge.attribution import attribute
 from .judge.refuters import _distributions, _seed
 from .results import FAILS, HOLDS, UNKNOWN, LinkResult, StepResult, Use
 
@@ -80,7 +81,7 @@ def refute_step(checker, st) -> StepResult:
     lr.uses = [Use(lab, state.fact_kinds.get(lab, "step" if lab in state.steps else "equation")) for lab in labels]
     t0 = time.perf_counter()
     deadline = checker.deadline()
-    out = checker.prover.prove_link(lhs, rhs, labels, "=", deadline)
+    out = attribute(checker.prover, lhs, rhs, labels, "=", deadline)
     if out.holds:
         settle(lr, Verdict(FAILS, KERNEL))
         settle_step(res)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ..results import FAILS, HOLDS, UNKNOWN
 from . import EXACT, KERNEL, UNDECIDED, WITNESS, Verdict, proved
 from . import refuters as cx
+from .attribution import attribute
 from .witness import WitnessSearch
 
 
@@ -42,11 +43,11 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
     if state.contradiction & set(candidates):
         return LinkJudgement(UNDECIDED, "contradiction",
                              message="rests on contradictory assumptions: " + ", ".join(sorted(state.contradiction)))
-    proof = prover.prove_link(lhs, rhs, candidates, rel, deadline)
+    proof = attribute(prover, lhs, rhs, candidates, rel, deadline)
     refuting = [(proof, candidates)]  # residuals to look for a witness in, in order
     if not proof.holds and has_by:
         wider = [c for c in all_labels if not (state.contradiction and c in state.contradiction)]
-        proof_all = prover.prove_link(lhs, rhs, wider, rel, deadline)
+        proof_all = attribute(prover, lhs, rhs, wider, rel, deadline)
         # "cites too little" only when both proofs ran to completion (a limit proves nothing)
         if proof_all.holds and not proof.limited and not proof_all.limited:
             missing = [u for u in proof_all.used if u not in cited]

@@ -1,25 +1,25 @@
-"""Proving one link and attributing it to a minimal set of assumptions.
+"""Proving one link from a given set of facts.
 
 :meth:`LinkProver.prove_link` is the kernel's only entry for a link.  Its
 contract is stated once, in docs/kernel.md ("The contract"), and quoted by
-tests/test_architecture.py.  In short: it answers *holds* (with the minimal
-facts, ranges and signs used, and the rules of the proof) or *not proved*
-(with the residual); it never refutes a link -- that is the
-judge's work (``stepcheck.judge``), from witnesses it re-checks exactly.
+tests/test_architecture.py.  In short: it answers *holds* (with the ranges,
+signs and forms of independence used, and the rules of the proof) or *not
+proved* (with the residual); it never refutes a link and never chooses
+which facts to cite -- refutation and attribution are the judge's work
+(``stepcheck.judge``).
 """
 from __future__ import annotations
 
 import itertools
-from collections import ChainMap
 from dataclasses import dataclass, field
 
 import sympy
-from sympy import Indexed, Integer, Symbol
+from sympy import Indexed, Integer
 
 from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
-from ..terms.objects import SD, Cov, DSum, E, Var, is_canon_bound
+from ..terms.objects import DSum, E
 from .reduce import Inconsistent, has_atoms, reduce_modulo
 
 
@@ -36,7 +36,7 @@ class Proof:
     """What the kernel answers for one link: proved or not, and what the proof used."""
 
     holds: bool
-    used: list[str] = field(default_factory=list)  # labels, minimal
+    used: list[str] = field(default_factory=list)  # labels (minimal once the judge has attributed it)
     weakest: dict = field(default_factory=dict)  # label -> weakest-form text
     ranges: list = field(default_factory=list)  # free index symbols whose range was needed
     rules: list[str] = field(default_factory=list)
@@ -45,6 +45,9 @@ class Proof:
     signs: list = field(default_factory=list)  # symbols whose declared sign an inequality used
     case: tuple = ()  # not proved: the free indices (pairwise distinct) of the case that failed
     limited: bool = False  # a resource limit was hit (the answer is not the whole story)
+    inconsistent: bool = False  # not proved because the candidates' facts contradict each other
+    # holds: label -> the forms of independence the factorisations needed ("" = the full fact)
+    indep_forms: dict = field(default_factory=dict)
 
     @property
     def status(self) -> str:
@@ -199,107 +202,43 @@ class LinkProver:
             nz.enclosing, nz.reducer, nz.trace = saved, saved_reducer, saved_trace
         return out
 
-    # ---------------------------------------------------------------- attribution
-    def prove_link(self, lhs, rhs, candidates: list[str], rel: str = "=", deadline: Deadline | None = None) -> Proof:
+    # ---------------------------------------------------------------- the entry point
+    def prove_link(self, lhs, rhs, candidates: list[str], rel: str = "=", deadline: Deadline | None = None,
+                   ranges=None) -> Proof:
         """Prove ``lhs REL rhs`` from the facts of ``candidates``, by the contract in docs/kernel.md.
 
         ``deadline``: the link's time budget, shared with whatever else the
         caller does for the same link (a fresh one of ``limits.seconds`` if
-        omitted).
+        omitted).  ``ranges``: the free indices whose declared range the proof
+        may use (all of them if omitted).  The proof uses the candidates it is
+        given; choosing a minimal set is the judge's attribution
+        (``stepcheck.judge.attribution``).
         """
         lhs, rhs = _as_expr(lhs), _as_expr(rhs)  # a TypeError here is the caller's bug: not caught
         deadline = deadline or Deadline(self.limits.seconds)
+        if ranges is None:
+            ranges = free_indices([lhs, rhs], self.decls)
         try:
-            return self._prove(lhs, rhs, candidates, rel, deadline)
+            a = self.attempt(lhs, rhs, list(candidates), list(ranges), deadline, rel)
+        except Inconsistent:
+            return Proof(False, message="the assumptions in scope contradict each other; nothing is proved from them",
+                         inconsistent=True)
+        except KernelLimit as e:
+            return Proof(False, message=str(e), limited=True)
         except RecursionError:
             return Proof(False, message="the expression is nested too deeply for the kernel", limited=True)
         except (ArithmeticError, ValueError, TypeError, AttributeError, NotImplementedError) as e:
             # sympy failed somewhere inside: never a verdict from a crash
             return Proof(False, message=f"the kernel could not finish ({type(e).__name__}: {e})", limited=True)
-
-    def _prove(self, lhs, rhs, candidates: list[str], rel: str, deadline: Deadline) -> Proof:
-        free = free_indices([lhs, rhs], self.decls)
-        ranges = list(free)
-        try:
-            bare = self.attempt(lhs, rhs, [], ranges, deadline, rel) if candidates else None
-            if bare is not None and bare.holds:
-                full, used = bare, []  # holds from nothing: no fact is needed
-            else:
-                full = self.attempt(lhs, rhs, candidates, ranges, deadline, rel)
-                used = list(candidates)
-        except Inconsistent:
-            return Proof(False, message="the assumptions in scope contradict each other; nothing is proved from them")
-        except KernelLimit as e:
-            return Proof(False, message=str(e), limited=True)
-        if not full.holds:
+        if not a.holds:
             what = "difference of the two sides does not reduce to 0" if rel == "=" else \
                 "sign of the difference could not be established"
-            return Proof(False, residual=full.residual, rules=sorted(full.trace.rules), case=full.case,
+            return Proof(False, residual=a.residual, rules=sorted(a.trace.rules), case=a.case,
                          message=f"not proved: the {what}")
-        used_ranges = list(ranges)
-        final = full  # always the attempt under exactly (used, used_ranges): its trace is the proof's
-        try:
-            for lab in (candidates if used else []):
-                trial = [x for x in used if x != lab]
-                a = self.attempt(lhs, rhs, trial, used_ranges, deadline, rel)
-                if a.holds:
-                    used, final = trial, a
-            for rg in ranges:
-                trial = [x for x in used_ranges if x != rg]
-                a = self.attempt(lhs, rhs, used, trial, deadline, rel)
-                if a.holds:
-                    used_ranges, final = trial, a
-        except (KernelLimit, Inconsistent):
-            # the full proof stands; attribution could not be minimised in time
-            return Proof(True, used=list(used), ranges=ranges, rules=sorted(full.trace.rules),
-                           message="attribution not minimised (limit reached): all candidates listed",
-                           limited=True)
-        assert final.holds
-        weakest = {}
-        for lab, forms in final.trace.indep.items():
-            if lab in used and forms and "" not in forms:
-                weakest[lab] = ", ".join(sorted(forms))
-        for lab in used:
-            if lab not in weakest:
-                w = self._weaker_uncorrelated(lhs, rhs, lab, used, used_ranges, deadline, rel)
-                if w:
-                    weakest[lab] = w
-        return Proof(True, used=used, weakest=weakest,
-                       ranges=[r for r in used_ranges if r in final.trace.ranges],
-                       rules=sorted(final.trace.rules), signs=sorted(final.trace.signs, key=str))
+        return Proof(True, used=list(candidates), ranges=[r for r in ranges if r in a.trace.ranges],
+                     rules=sorted(a.trace.rules), signs=sorted(a.trace.signs, key=str),
+                     indep_forms={lab: frozenset(f) for lab, f in a.trace.indep.items()})
 
-    def _weaker_uncorrelated(self, lhs, rhs, lab, used, ranges, deadline, rel) -> str | None:
-        """Does `Cov(q_i k_i, q_j k_j) = 0 for i != j` suffice where `independent(q, k)` was used?"""
-        facts = self.facts.get(lab, [])
-        if len(facts) != 1 or not isinstance(facts[0], IndepFact) or facts[0].members or len(facts[0].families) < 1:
-            return None
-        fams = facts[0].families
-        rngs = {self.decls.family_ranges.get(f) for f in fams}
-        if len(rngs) != 1 or None in rngs:
-            return None
-        lo, hi = rngs.pop()
-        i, j = Symbol("_wi", integer=True), Symbol("_wj", integer=True)
-        added = {i: (lo, hi), j: (lo, hi)}
-        gi = sympy.Mul(*[sympy.IndexedBase(f, real=True)[i] for f in fams])
-        gj = gi.xreplace({i: j})
-        wlab = f"{lab} (weakened)"
-        saved = self.facts
-        # a local overlay: the caller's fact table is never written to
-        self.facts = ChainMap({wlab: [EqFact(wlab, Cov(gi, gj), Integer(0), free=(i, j), distinct=((i, j),))]},
-                              saved)
-        self.decls.index_ranges.update(added)
-        try:
-            ok = self.attempt(lhs, rhs, [x for x in used if x != lab] + [wlab], ranges, deadline, rel).holds
-        except (KernelLimit, Inconsistent):
-            ok = False
-        finally:
-            self.facts = saved
-            for k in added:
-                self.decls.index_ranges.pop(k, None)
-        if not ok:
-            return None
-        prod = lambda x: " ".join(f"{f}_{x}" for f in fams)
-        return f"Cov({prod('i')}, {prod('j')}) = 0 for i ≠ j"
 
 def _refined_domain(ineqs):
     """Symbol domains narrowed by facts such as `x > 0` (used by inequality proofs)."""

@@ -1,0 +1,108 @@
+"""Attribution: which of the candidate facts a proved link actually needs.
+
+The kernel proves from the facts it is given; the judge asks it again with
+fewer.  For each link: try with no fact at all; otherwise prove with every
+candidate, then drop candidates one at a time and keep a candidate only if
+the proof fails without it (Mizar's RELPREM idea), then the same for the
+ranges of the free indices.  The result is a sufficient set, minimal with
+respect to dropping any one element; the rules and uses reported are those
+of the proof from exactly that set.  Every proof here is a kernel proof; a
+limit reached while minimising leaves the full proof standing, with all
+candidates listed.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections import ChainMap
+
+import sympy
+from sympy import Integer, Symbol
+
+from ..kernel import LinkProver, Proof, free_indices
+from ..terms.facts import EqFact, IndepFact
+from ..terms.objects import Cov
+
+
+def attribute(prover: LinkProver, lhs, rhs, candidates: list[str], rel: str, deadline) -> Proof:
+    """A kernel proof of the link from a minimal subset of ``candidates`` (or the failed attempt)."""
+    lhs, rhs = _as_expr(lhs), _as_expr(rhs)
+    ranges = free_indices([lhs, rhs], prover.decls)
+    if candidates:
+        bare = prover.prove_link(lhs, rhs, [], rel, deadline, ranges)
+        if bare.holds:
+            return _minimise(prover, lhs, rhs, [], [], bare, rel, deadline, ranges)
+        if bare.limited:
+            return bare
+    full = prover.prove_link(lhs, rhs, list(candidates), rel, deadline, ranges)
+    if not full.holds:
+        return full
+    return _minimise(prover, lhs, rhs, list(candidates), list(candidates), full, rel, deadline, ranges)
+
+
+def _as_expr(x):
+    if isinstance(x, int):
+        return Integer(x)
+    if not isinstance(x, sympy.Basic):
+        raise TypeError(f"the kernel takes sympy expressions, not {type(x).__name__}")
+    return x
+
+
+def _minimise(prover, lhs, rhs, candidates, used, full: Proof, rel, deadline, ranges) -> Proof:
+    ranges = list(ranges or [])
+    used_ranges = list(ranges)
+    final = full  # always the proof from exactly (used, used_ranges): its trace is the one reported
+    for lab in candidates:
+        trial = [x for x in used if x != lab]
+        p = prover.prove_link(lhs, rhs, trial, rel, deadline, used_ranges)
+        if p.limited or p.inconsistent:
+            return _unminimised(full, used, ranges)
+        if p.holds:
+            used, final = trial, p
+    for rg in ranges:
+        trial = [x for x in used_ranges if x != rg]
+        p = prover.prove_link(lhs, rhs, used, rel, deadline, trial)
+        if p.limited or p.inconsistent:
+            return _unminimised(full, used, ranges)
+        if p.holds:
+            used_ranges, final = trial, p
+    weakest = {}
+    for lab, forms in final.indep_forms.items():
+        if lab in used and forms and "" not in forms:
+            weakest[lab] = ", ".join(sorted(forms))
+    for lab in used:
+        if lab not in weakest:
+            w = _weaker_uncorrelated(prover, lhs, rhs, lab, used, used_ranges, deadline, rel)
+            if w:
+                weakest[lab] = w
+    return dataclasses.replace(final, used=list(used), weakest=weakest)
+
+
+def _unminimised(full: Proof, used, ranges) -> Proof:
+    # the full proof stands; attribution could not be minimised in time
+    return Proof(True, used=list(used), ranges=list(ranges), rules=list(full.rules),
+                 message="attribution not minimised (limit reached): all candidates listed", limited=True)
+
+
+def _weaker_uncorrelated(prover: LinkProver, lhs, rhs, lab, used, ranges, deadline, rel) -> str | None:
+    """Does `Cov(q_i k_i, q_j k_j) = 0 for i != j` suffice where `independent(q, k)` was used?"""
+    facts = prover.facts.get(lab, [])
+    if len(facts) != 1 or not isinstance(facts[0], IndepFact) or facts[0].members or len(facts[0].families) < 1:
+        return None
+    fams = facts[0].families
+    rngs = {prover.decls.family_ranges.get(f) for f in fams}
+    if len(rngs) != 1 or None in rngs:
+        return None
+    lo, hi = rngs.pop()
+    i, j = Symbol("_wi", integer=True), Symbol("_wj", integer=True)
+    gi = sympy.Mul(*[sympy.IndexedBase(f, real=True)[i] for f in fams])
+    gj = gi.xreplace({i: j})
+    wlab = f"{lab} (weakened)"
+    # a prover of its own: the caller's declarations and fact table are never written to
+    decls = dataclasses.replace(prover.decls, index_ranges={**prover.decls.index_ranges, i: (lo, hi), j: (lo, hi)})
+    weak = ChainMap({wlab: [EqFact(wlab, Cov(gi, gj), Integer(0), free=(i, j), distinct=((i, j),))]}, prover.facts)
+    p = LinkProver(decls, weak, prover.limits).prove_link(lhs, rhs, [x for x in used if x != lab] + [wlab], rel,
+                                                           deadline, ranges)
+    if not p.holds:
+        return None
+    prod = lambda x: " ".join(f"{f}_{x}" for f in fams)  # noqa: E731
+    return f"Cov({prod('i')}, {prod('j')}) = 0 for i ≠ j"
