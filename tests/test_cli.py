@@ -1,8 +1,8 @@
 """The ``verify`` command: argument handling, exit codes, lazy imports.
 
-Most tests replace the checker with a fake (so they run before and without
-``stepcheck.checker``); the tests at the end use the real checker and are
-skipped until it exists.
+Most tests replace the checker with a fake, so that they test the command
+alone.  The real checker behind ``verify`` is run on every shipped derivation
+by tests/test_derivations.py (once per file), and through a subprocess here.
 """
 from __future__ import annotations
 
@@ -46,8 +46,8 @@ def fake_checker(monkeypatch):
     calls = []
     mod = types.ModuleType("stepcheck.checker")
 
-    def check_file(path, *, strict=False, timeout=None):
-        calls.append({"path": path, "strict": strict, "timeout": timeout})
+    def check_file(path, options):
+        calls.append({"path": path, "strict": options.strict, "timeout": options.timeout})
         text = Path(path).read_text(encoding="utf-8")
         if "PARSEERROR" in text:
             d = Diagnostic("error", "unexpected token", Span(path, 1, 1, 1, 11), "here")
@@ -183,11 +183,17 @@ def test_strict_and_timeout_passed_through(fake_checker, tree, capsys):
     assert fake_checker.calls[-1] == {"path": str(tree / "a.step"), "strict": True, "timeout": 2.5}
 
 
-def test_timeout_ignored_when_checker_does_not_take_it(monkeypatch, tree, capsys):
-    mod = types.ModuleType("stepcheck.checker")
-    mod.check_file = lambda path, *, strict=False: fake_report(path)
-    monkeypatch.setitem(sys.modules, "stepcheck.checker", mod)
-    assert cli.main([str(tree / "a.step"), "--timeout", "1"]) == 0
+def test_default_options_reach_the_checker(fake_checker, tree, capsys):
+    from stepcheck.options import DEFAULT_TIMEOUT
+
+    cli.main([str(tree / "a.step")])
+    assert fake_checker.calls[-1] == {"path": str(tree / "a.step"), "strict": False, "timeout": DEFAULT_TIMEOUT}
+
+
+@pytest.mark.parametrize("bad", ["0", "-1", "nan"])
+def test_timeout_must_be_positive(fake_checker, tree, capsys, bad):
+    assert cli.main([str(tree / "a.step"), "--timeout", bad]) == 2
+    assert "--timeout" in capsys.readouterr().err and not fake_checker.calls
 
 
 def test_color_modes(fake_checker, tree, capsys, monkeypatch):
@@ -212,7 +218,7 @@ def test_quiet(fake_checker, tree, capsys):
 def test_internal_error_exit_3(monkeypatch, tree, capsys):
     mod = types.ModuleType("stepcheck.checker")
 
-    def boom(path, **kw):
+    def boom(path, options):
         raise RuntimeError("kaboom")
 
     mod.check_file = boom
@@ -230,7 +236,7 @@ def test_internal_error_exit_3(monkeypatch, tree, capsys):
 def test_keyboard_interrupt_exit_130(monkeypatch, tree, capsys):
     mod = types.ModuleType("stepcheck.checker")
 
-    def interrupted(path, **kw):
+    def interrupted(path, options):
         raise KeyboardInterrupt
 
     mod.check_file = interrupted
@@ -276,16 +282,30 @@ def test_ascii_stdout_does_not_crash(tmp_path):
     assert b"cannot read" in r.stdout
 
 
+EXIT_FILES = [str(ROOT / "derivations" / "var_dot.step"), str(ROOT / "derivations" / "bad" / "wrong_step.step")]
+
+
+@pytest.fixture(scope="module")
+def in_process_json():
+    """``verify --json`` of EXIT_FILES run in this process, once for the module: (exit code, report)."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli.main(["--json", *EXIT_FILES])
+    return code, _untimed(json.loads(out.getvalue()))
+
+
 @pytest.mark.parametrize("full_exit", ["", "1"])
-def test_program_exit_keeps_all_output_and_the_code(full_exit, capsys):
+def test_program_exit_keeps_all_output_and_the_code(full_exit, in_process_json):
     """`verify` leaves with os._exit after flushing (no interpreter teardown): the whole report
-    and the exit code must still arrive, the same as with an ordinary exit."""
-    files = [str(ROOT / "derivations" / "var_dot.step"), str(ROOT / "derivations" / "bad" / "wrong_step.step")]
-    r = subprocess.run([sys.executable, "-m", "stepcheck", "--json", *files], capture_output=True, text=True,
+    and the exit code must still arrive, the same as with an ordinary exit and as in process."""
+    r = subprocess.run([sys.executable, "-m", "stepcheck", "--json", *EXIT_FILES], capture_output=True, text=True,
                        env={**_env(), "STEPCHECK_FULL_EXIT": full_exit}, timeout=120)
     assert r.returncode == 1, r.stderr
-    assert cli.main(["--json", *files]) == 1
-    assert _untimed(json.loads(r.stdout)) == _untimed(json.loads(capsys.readouterr().out))
+    assert in_process_json[0] == 1
+    assert _untimed(json.loads(r.stdout)) == in_process_json[1]
     assert r.stderr == ""
 
 
@@ -296,37 +316,3 @@ def _untimed(x):
     if isinstance(x, list):
         return [_untimed(v) for v in x]
     return x
-
-
-# ---------------------------------------------------- with the real checker
-
-
-def _real_checker():
-    checker = pytest.importorskip("stepcheck.checker")
-    if not hasattr(checker, "check_file"):
-        pytest.skip("checker.check_file not written yet")
-    return checker
-
-
-def test_real_checker_on_derivations(capsys):
-    _real_checker()
-    d = ROOT / "derivations"
-    files, _ = cli.expand_paths([str(d)])
-    if not files:
-        pytest.skip("no derivations yet")
-    rc = cli.main([str(d), "--json"])
-    data = json.loads(capsys.readouterr().out)
-    assert rc == data["summary"]["exit_code"]
-    assert rc == 0, [f["path"] for f in data["files"] if f["status"] != "holds"]
-
-
-def test_real_checker_bad_files_fail(capsys):
-    _real_checker()
-    bad = ROOT / "derivations" / "bad"
-    files, _ = cli.expand_paths([str(bad)])
-    if not files:
-        pytest.skip("no bad derivations yet")
-    for f in files:
-        rc = cli.main([f, "--no-color"])
-        capsys.readouterr()
-        assert rc in (1, 2), f

@@ -86,7 +86,7 @@ def failing_report() -> FileReport:
     r = holds_report()
     diag = Diagnostic(
         "error", "this link does not hold", sp(21, 5, 16), "claimed here",
-        notes=["residual: d_k - sqrt(d_k)"], help="the sum of d_k unit variances is d_k", code="E-link-fails",
+        notes=["residual: d_k - sqrt(d_k)"], help="the sum of d_k unit variances is d_k", code="E-fails",
     )
     var_sum = StepResult(
         "var_sum", sp(19, 1), "step", "Var(sum(i=1..d_k, q_i k_i)) = sqrt(d_k)", "=",
@@ -307,7 +307,7 @@ def test_json_schema_and_fields():
     assert l2["col"] == 5
     assert l2["residual"] == "d_k - sqrt(d_k)"
     assert l2["counterexample"].startswith("d_k = 4")
-    assert l2["diagnostics"][0]["code"] == "E-link-fails" and l2["diagnostics"][0]["line"] == 21
+    assert l2["diagnostics"][0]["code"] == "E-fails" and l2["diagnostics"][0]["line"] == 21
     for key in ("rules", "cited", "missing", "unneeded", "message", "lhs", "status"):
         assert key in l2
     assert f["counts"] == {"steps": 3, "links": 5, "holds": 4, "fails": 1, "unknown": 0, "errors": 1,

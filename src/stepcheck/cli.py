@@ -81,7 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
         type=float,
         metavar="SECONDS",
         default=None,
-        help="time limit per link, passed to the checker (a link that hits it is unknown)",
+        help="time limit per link, in seconds (default 5): its proof, witness search and cross-check "
+        "together; a link that hits it is unknown",
     )
     ap.add_argument(
         "--pdf",
@@ -105,8 +106,37 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="write the typst source of the PDF document (all the input files) to PATH, to edit by hand",
     )
+    ap.add_argument(
+        "--explain",
+        nargs="?",
+        const="list",
+        default=None,
+        metavar="CODE",
+        help="explain a diagnostic code (such as E-cites-too-little) and exit; without CODE (or with `list`), "
+        "list every code (docs/diagnostics.md)",
+    )
     ap.add_argument("--version", action="version", version=f"%(prog)s (stepcheck) {__version__}")
     return ap
+
+
+def explain(code: str) -> int:
+    """``verify --explain CODE``: print the explanation of a diagnostic code (0), or say it is unknown (2)."""
+    from . import codes
+    from .errors import closest
+
+    if code.lower() == "list":
+        sys.stdout.write(codes.listing())
+        return EXIT_OK
+    entry = codes.lookup(code)
+    if entry is not None:
+        sys.stdout.write(codes.explain(entry.code))
+        return EXIT_OK
+    bare = [c for c in codes.CODES if c.split("-", 1)[1].lower() == code.lower()]
+    guess = bare or [g for g in [closest(code, codes.CODES)] if g]
+    hint = " or ".join(f"`{g}`" for g in guess)
+    sys.stderr.write(f"error: no diagnostic code `{code}`" + (f"; did you mean {hint}?" if hint else "") + "\n"
+                     "help: `verify --explain list` lists every code\n")
+    return EXIT_INPUT
 
 
 # ------------------------------------------------------------------ helpers
@@ -197,20 +227,6 @@ def _unreadable_report(path: str, reason: str):
         help="give a .step file or a directory containing .step files",
     )
     return FileReport(path=path, text="", diagnostics=[d], fatal=True)
-
-
-def _checker_kwargs(fn, *, strict: bool, timeout: float | None) -> dict:
-    import inspect
-
-    kwargs: dict = {"strict": strict}
-    if timeout is not None:
-        try:
-            params = inspect.signature(fn).parameters
-        except (TypeError, ValueError):
-            params = {}
-        if "timeout" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-            kwargs["timeout"] = timeout
-    return kwargs
 
 
 # ---------------------------------------------------------------------- pdf
@@ -319,13 +335,13 @@ def _run(args) -> int:
     if files:
         from .checker import check_file  # heavy: sympy, lark
 
-        kwargs = _checker_kwargs(check_file, strict=args.strict, timeout=args.timeout)
-        if args.why:
-            kwargs["why"] = True  # --why: is every assumption needed? (counterexample search)
+        from .options import Options
+
+        options = Options().but(strict=args.strict, timeout=args.timeout, why=args.why)
         with rep.Progress(len(files)) as prog:
             for i, f in enumerate(files):
                 prog.update(i, f)
-                reports_by_path[("file", f)] = check_file(f, **kwargs)
+                reports_by_path[("file", f)] = check_file(f, options)
             prog.update(len(files))
     reports = [reports_by_path[e[:2]] for e in entries]  # in the order given
 
@@ -371,11 +387,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        _fix_pdf_args(parser, args)
+        if args.explain is None:
+            _fix_pdf_args(parser, args)
+        if args.timeout is not None and not args.timeout > 0:
+            parser.error(f"--timeout: the time limit must be a positive number of seconds, not {args.timeout:g}")
     except SystemExit as e:  # --help, --version (0) and usage errors (2)
         code = e.code
         return code if isinstance(code, int) else (0 if code is None else EXIT_INPUT)
     try:
+        if args.explain is not None:
+            return explain(args.explain)
         return _run(args)
     except KeyboardInterrupt:
         try:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .codes import CODES
+
 
 @dataclass(frozen=True, slots=True)
 class Span:
@@ -39,7 +41,10 @@ class Diagnostic:
     label: str = ""  # text printed after the carets
     notes: list[str] = field(default_factory=list)
     help: str | None = None
-    code: str | None = None  # stable machine-readable name, e.g. "E-unknown-name"
+    code: str | None = None  # stable machine-readable name, e.g. "E-unknown-name"; see stepcheck.codes
+
+    def __post_init__(self):
+        check_code(self.code)
 
     def render(self, sources: dict[str, str] | None = None, color: bool = False) -> str:
         return render_diagnostic(self, sources or {}, color=color)
@@ -70,8 +75,19 @@ class StepError(Exception):
         self.diagnostic = diagnostic
 
 
+def check_code(code: str | None) -> str | None:
+    """``code`` itself, when it is None or documented in :data:`stepcheck.codes.CODES`; else ValueError.
+
+    A new diagnostic code cannot be emitted before it has an entry (and an
+    explanation) in ``stepcheck/codes.py``.
+    """
+    if code is not None and code not in CODES:
+        raise ValueError(f"undocumented diagnostic code {code!r}: add it to stepcheck/codes.py")
+    return code
+
+
 def error(title: str, span: Span | None, label: str = "", *, notes=None, help=None, code=None) -> StepError:
-    return StepError(Diagnostic("error", title, span, label, list(notes or []), help, code))
+    return StepError(Diagnostic("error", title, span, label, list(notes or []), help, check_code(code)))
 
 
 _COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m"}
