@@ -8,6 +8,8 @@ from sympy import (
 )
 
 from stepcheck.terms.objects import SD, Cov, DSum, E, Var
+from stepcheck.terms.printer import LanguagePrinter
+from stepcheck.terms.probability import Prob
 from stepcheck.typst_printer import TypstPrinter, typst
 
 x, y, n = symbols("x y n")
@@ -18,6 +20,20 @@ q, k = IndexedBase("q"), IndexedBase("k")
 
 def test_printmethod():
     assert TypstPrinter.printmethod == "_typst"
+
+
+def test_the_language_objects_come_from_the_base_printer():
+    """E, Var, Cov, SD, P, DSum and Indexed are printed by terms.printer.LanguagePrinter
+    (this printer only supplies typst's tokens), like the str, models and LaTeX printers."""
+    from stepcheck.api import _latex_printer
+    from stepcheck.models.render import _Printer
+    from stepcheck.terms.printer import KernelPrinter
+
+    for cls in (TypstPrinter, KernelPrinter, _Printer, type(_latex_printer())):
+        assert issubclass(cls, LanguagePrinter)
+        for name in ("E", "Var", "Cov", "SD", "Prob", "DSum", "Indexed"):
+            method = getattr(cls, f"_print_{name}")
+            assert method is getattr(LanguagePrinter, f"_print_{name}"), (cls, name)
 
 
 def test_integers():
@@ -128,6 +144,16 @@ def test_var_cov_sd_are_upright_operators():
     assert typst(Cov(x, y)) == 'op("Cov")(x, y)'
     assert typst(SD(x)) == 'op("SD")(x)'
     assert typst(Var(x) ** 2) == 'op("Var")(x)^2'
+
+
+def test_probability():
+    assert typst(Prob(Le(x, 1))) == "PP(x <= 1)"
+    assert typst(Prob(Le(x, 1)), expectation="E") == "P(x <= 1)"
+    from stepcheck.api import to_latex
+    from stepcheck.terms.printer import show
+
+    assert show(Prob(Le(x, 1))) == "P(x <= 1)"
+    assert to_latex(Prob(Le(x, 1))) == r"\mathbb{P}\left(x \leq 1\right)"
 
 
 def test_dsum():

@@ -201,46 +201,53 @@ def _latex_printer():
     global _printer
     if _printer is None:
         from sympy.printing.latex import LatexPrinter
+        from sympy.printing.precedence import PRECEDENCE
 
-        class StepLatexPrinter(LatexPrinter):
-            """LaTeX for kernel expressions: E, Var, Cov, SD, canonical sums."""
+        from .terms.functions import by_sympy_name
+        from .terms.printer import LanguagePrinter
+
+        class StepLatexPrinter(LanguagePrinter, LatexPrinter):
+            """LaTeX for kernel expressions: the language's objects (E, Var, Cov,
+            SD, P, canonical sums, indexed names) through LanguagePrinter's
+            hooks, function heads from the function table."""
 
             printmethod = "_stepcheck_latex"
 
-            def _print_E(self, e):
-                return r"\mathbb{E}\left[%s\right]" % self._print(e.args[0])
+            def _expectation(self, arg):
+                return r"\mathbb{E}\left[%s\right]" % arg
 
-            def _print_Var(self, e):
-                return r"\operatorname{Var}\left(%s\right)" % self._print(e.args[0])
+            def _operator(self, name, args):
+                return r"\operatorname{%s}\left(%s\right)" % (name, ", ".join(args))
 
-            def _print_SD(self, e):
-                return r"\operatorname{SD}\left(%s\right)" % self._print(e.args[0])
+            def _probability(self, event):
+                return r"\mathbb{P}\left(%s\right)" % event
 
-            def _print_Cov(self, e):
-                return r"\operatorname{Cov}\left(%s, %s\right)" % (self._print(e.args[0]), self._print(e.args[1]))
+            def _subscript(self, base, indices, exprs):
+                return "%s_{%s}" % (base, ",".join(indices))
 
-            def _print_Symbol(self, s, style="plain"):
-                if s.name.startswith("_b") and s.name[2:].isdigit():
-                    return "b_{%s}" % s.name[2:]
-                return super()._print_Symbol(s, style=style)
-
-            def _print_Indexed(self, e):
-                base = self._print(e.base.label)
-                return "%s_{%s}" % (base, ",".join(self._print(i) for i in e.indices))
-
-            def _print_DSum(self, e):
-                summand, bounds, excl = e.args
+            def _distinct_sum(self, summand, bounds, excluded):
                 names = [self._print(b[0]) for b in bounds]
                 parts = []
                 for k, b in enumerate(bounds):
                     conds = [f"{names[k]}={self._print(b[1])}"]
-                    others = names[:k] + [self._print(x) for x in excl]
+                    others = names[:k] + [self._print(x) for x in excluded]
                     if others:
                         conds.append(names[k] + r" \notin \{" + ", ".join(others) + r"\}" if len(others) > 1
                                      else f"{names[k]} \\ne {others[0]}")
                     sub = conds[0] if len(conds) == 1 else r"\substack{" + r" \\ ".join(conds) + "}"
                     parts.append(r"\sum_{%s}^{%s}" % (sub, self._print(b[2])))
-                return " ".join(parts) + " " + self.parenthesize(summand, 50)
+                return " ".join(parts) + " " + self.parenthesize(summand, PRECEDENCE["Mul"])
+
+            def _hprint_Function(self, func):
+                row = by_sympy_name(func)
+                if row is not None and row.latex:
+                    return row.latex
+                return super()._hprint_Function(func)
+
+            def _print_Symbol(self, s, style="plain"):
+                if s.name.startswith("_b") and s.name[2:].isdigit():
+                    return "b_{%s}" % s.name[2:]
+                return super()._print_Symbol(s, style=style)
 
         _printer = StepLatexPrinter({"order": "none"})
     return _printer

@@ -17,6 +17,7 @@ from sympy import Dummy, IndexedBase, Integer, KroneckerDelta, Rational, Symbol
 from . import syntax as S
 from .errors import Span, closest, error
 from .terms.facts import IndepFact
+from .terms.functions import FUNCTIONS
 from .terms.objects import SD, Cov, E, Var
 
 MAX_EXPONENT = 1000  # a numeric exponent larger than this is refused
@@ -32,8 +33,9 @@ KIND_OF_TYPE = {
 
 CONSTANTS = {"pi": sympy.pi, "π": sympy.pi, "oo": sympy.oo, "∞": sympy.oo}
 
-# functions and their number of arguments
-ARITY = {"E": 1, "Var": 1, "SD": 1, "Cov": 2, "sqrt": 1, "exp": 1, "tanh": 1, "abs": 1, "delta": 2}
+# the operators and the functions of fixed arity (terms/functions.py), with their number of arguments
+ARITY = {"E": 1, "Var": 1, "SD": 1, "Cov": 2,
+         **{f.name: f.arity for f in FUNCTIONS.values() if f.fixed_arity is not None}}
 NOT_YET: dict = {}  # function -> what it is, for functions not supported yet
 
 
@@ -279,26 +281,11 @@ class Elaborator:
             return Cov(args[0], args[1])
         if f == "SD":
             return SD(args[0])
-        if f == "sqrt":
-            return sympy.sqrt(args[0])
-        if f == "exp":
-            return sympy.exp(args[0])
-        if f == "log":
-            if n == 1:
-                return sympy.log(args[0])
-            if n == 2:
-                return sympy.log(args[0], args[1])
-            raise error("`log` takes 1 or 2 arguments", node.span, code="E-arity")
-        if f == "tanh":
-            return sympy.tanh(args[0])
-        if f == "abs":
-            return sympy.Abs(args[0])
-        if f in ("max", "min"):
-            if n < 2:
-                raise error(f"`{f}` of a single value: write at least two arguments", node.span, code="E-arity")
-            return (sympy.Max if f == "max" else sympy.Min)(*args)
-        if f == "delta":
-            return KroneckerDelta(args[0], args[1])
+        row = FUNCTIONS.get(f)
+        if row is not None:  # an elementary function: one row of the function table
+            if not row.takes(n):
+                raise error(row.arity_message(n), node.span, code="E-arity")
+            return row.build(*args)
         if f == "softmax":
             if n == 1 and isinstance(args[0], sympy.MatrixBase):
                 ex = [sympy.exp(x) for x in args[0]]

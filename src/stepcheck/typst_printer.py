@@ -28,6 +28,9 @@ from sympy.core.alphabets import greeks
 from sympy.printing.conventions import split_super_sub
 from sympy.printing.printer import Printer
 
+from .terms.functions import function_of
+from .terms.printer import LanguagePrinter
+
 __all__ = ["TypstPrinter", "typst", "typst_string", "PRECEDENCE", "precedence"]
 
 # ------------------------------------------------------------ precedence
@@ -162,8 +165,15 @@ def symbol_name(name: str) -> str:
 # ------------------------------------------------------------ the printer
 
 
-class TypstPrinter(Printer):
-    """Print sympy expressions as typst maths markup."""
+class TypstPrinter(LanguagePrinter, Printer):
+    """Print sympy expressions as typst maths markup.
+
+    The language's objects (E, Var, Cov, SD, P, DSum, indexed names) are
+    printed by :class:`~stepcheck.terms.printer.LanguagePrinter`; this class
+    supplies typst's tokens for them (the ``_expectation`` ... hooks) and the
+    heads of the elementary functions come from
+    :mod:`stepcheck.terms.functions`.
+    """
 
     printmethod = "_typst"  # objects' own ``_latex``/``_sympystr`` are not used
 
@@ -255,11 +265,8 @@ class TypstPrinter(Printer):
     def _print_Idx(self, expr) -> str:
         return self._print(expr.label)
 
-    def _print_Indexed(self, expr) -> str:
-        base = self._print(expr.base)
-        idx = list(expr.indices)
+    def _subscript(self, base: str, parts: list, idx: list) -> str:
         simple = all(isinstance(i, (sympy.Symbol, sympy.Integer)) and precedence(i) >= PRECEDENCE["Atom"] for i in idx)
-        parts = [self._print(i) for i in idx]
         if "_" in base or "^" in base:
             base = f"({base})"
         if len(parts) == 1 and re.fullmatch(r"[A-Za-z0-9]|[0-9]+|[a-zA-Z]+(\.[a-z]+)?", parts[0]) and (
@@ -436,11 +443,8 @@ class TypstPrinter(Printer):
                       for lim in reversed(expr.limits))
         return out + self._body(expr.function)
 
-    def _print_DSum(self, expr) -> str:
+    def _distinct_sum(self, summand, bounds: list, excluded: list) -> str:
         """The kernel's sum over pairwise distinct indices (``objects.DSum``)."""
-        summand, bounds, excluded = expr.args
-        bounds = list(bounds)
-        excluded = list(excluded) if isinstance(excluded, (sympy.Tuple, tuple, list)) else [excluded]
         if len(bounds) == 1 and not excluded:
             b, lo, hi = bounds[0]
             return f"sum{self._limits(b, lo, hi)} {self._body(summand)}"
@@ -464,19 +468,16 @@ class TypstPrinter(Printer):
         simple = all(precedence(a) >= PRECEDENCE["Atom"] for a in (i, j))
         return f"delta_({si} {sj})" if simple else f"delta_({si}, {sj})"
 
-    # -- probability (stepcheck.terms.objects)
+    # -- the language's objects (printed by LanguagePrinter): typst's tokens
 
-    def _print_E(self, expr) -> str:
-        return f"{self._settings['expectation']}[{self._print(expr.args[0])}]"
+    def _expectation(self, arg: str) -> str:
+        return f"{self._settings['expectation']}[{arg}]"
 
-    def _print_Var(self, expr) -> str:
-        return f'op("Var")({self._args(expr.args)})'
+    def _operator(self, name: str, args: list) -> str:
+        return f"op({_string(name)})({', '.join(args)})"
 
-    def _print_Cov(self, expr) -> str:
-        return f'op("Cov")({self._args(expr.args)})'
-
-    def _print_SD(self, expr) -> str:
-        return f'op("SD")({self._args(expr.args)})'
+    def _probability(self, event: str) -> str:
+        return f"{'PP' if self._settings['expectation'] == 'EE' else 'P'}({event})"
 
     # -- functions
 
@@ -487,15 +488,6 @@ class TypstPrinter(Printer):
         if len(expr.args) == 2:
             return f"log_{self._sup(expr.args[1])}({self._print(expr.args[0])})"
         return f"log({self._print(expr.args[0])})"
-
-    def _print_Abs(self, expr) -> str:
-        return f"abs({self._print(expr.args[0])})"
-
-    def _print_Max(self, expr) -> str:
-        return f"max({self._args(expr.args)})"
-
-    def _print_Min(self, expr) -> str:
-        return f"min({self._args(expr.args)})"
 
     def _print_floor(self, expr) -> str:
         return f"floor({self._print(expr.args[0])})"
@@ -513,9 +505,14 @@ class TypstPrinter(Printer):
         return f"binom({self._args(expr.args)})"
 
     def _print_Function(self, expr) -> str:
+        """A function call: the head from the function table (``abs``, ``max``,
+        ``tanh``), else typst's own operator, else an upright name."""
         func = expr.func
         name = getattr(func, "__name__", None) or str(func)
         args = self._args(expr.args)
+        row = function_of(expr)
+        if row is not None and row.typst:
+            return f"{row.typst}({args})"
         if name in _TYPST_OPS:
             return f"{name}({args})"
         if re.fullmatch(r"[A-Za-z]", name) or name in _GREEK:
@@ -574,6 +571,8 @@ class TypstPrinter(Printer):
         for lim in expr.limits:
             ds.append(f"upright(d) {self._print(lim[0])}")
         return out + self.parenthesize(expr.function, PRECEDENCE["Mul"]) + " " + " ".join(ds)
+
+    _print_MinMaxBase = _print_Function  # Max and Min are not sympy Functions
 
     def _print_Extremum(self, expr) -> str:
         """``kernel.calculus.Extremum(f, x, a, b, kind)``: max_(x in [a, b]) f, argmax ..."""

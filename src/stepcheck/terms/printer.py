@@ -1,31 +1,107 @@
-"""Readable text for kernel expressions (residuals in diagnostics)."""
+"""Printing the language's objects: one place for every output format.
+
+:class:`LanguagePrinter` is a mixin for sympy printers (``_print_<Class>``
+dispatch, as in ``sympy/printing/str.py`` and ``latex.py``): it prints the
+objects of the language -- ``E``, ``Var``, ``Cov``, ``SD`` (:mod:`.objects`),
+``P`` (:mod:`.probability`), the kernel's canonical sum ``DSum`` and indexed
+names ``q_i`` -- by taking them apart once and handing the pieces to a few
+per-format hooks that supply only the format's tokens:
+
+* ``_expectation(x)``: ``E[x]``; typst ``EE[x]``; LaTeX ``\\mathbb{E}\\left[x\\right]``;
+* ``_operator(name, args)``: ``Var(x)``, ``Cov(x, y)``; typst ``op("Var")(x)``;
+  LaTeX ``\\operatorname{Var}\\left(x\\right)``;
+* ``_probability(event)``: ``P(event)``; typst ``PP(event)``; LaTeX ``\\mathbb{P}\\left(event\\right)``;
+* ``_subscript(base, indices, exprs)``: ``q_i``, ``q_{i+1}``; typst ``q_i``, ``q_(i + 1)``; LaTeX ``q_{i}``;
+* ``_distinct_sum(summand, bounds, excluded)``: ``Σ[b1=1..n; b2=1..n (distinct)] ...``;
+  typst ``sum_(...)``; LaTeX ``\\sum_{...}^{...}``.
+
+The str printer (:class:`KernelPrinter`, residuals in diagnostics), the
+model finder's printer (``stepcheck.models``), the typst printer
+(``stepcheck.typst_printer``) and the LaTeX printer (``stepcheck.api``) all
+extend it.  Elementary functions are described by the table in
+:mod:`.functions`.
+"""
 from __future__ import annotations
 
+from sympy import Tuple
+from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
+__all__ = ["LanguagePrinter", "KernelPrinter", "show"]
 
-class KernelPrinter(StrPrinter):
-    """Prints E[...] with brackets, canonical sums as Σ, and indexed names as q_i."""
 
-    printmethod = "_stepcheck_str"  # ignore objects' own _sympystr (Indexed has one)
+class LanguagePrinter:
+    """Mixin: ``_print_E``, ``_print_Var``, ``_print_Cov``, ``_print_SD``,
+    ``_print_Prob``, ``_print_Indexed`` and ``_print_DSum`` through per-format
+    hooks.  Put it first among the bases so that its methods win over the
+    format printer's own (``LatexPrinter._print_Indexed``)."""
 
-    def _print_E(self, e):
-        return f"E[{self._print(e.args[0])}]"
+    # -- the objects (shared)
 
-    def _print_Var(self, e):
-        return f"Var({self._print(e.args[0])})"
+    # ``exp``: sympy's LaTeX printer prints ``f(x)**2`` as ``self._print(f(x), exp="2")``
+    def _print_E(self, e, exp=None):
+        return self._raised(self._expectation(self._print(e.args[0])), exp)
 
-    def _print_SD(self, e):
-        return f"SD({self._print(e.args[0])})"
+    def _print_Var(self, e, exp=None):
+        return self._raised(self._operator("Var", [self._print(a) for a in e.args]), exp)
 
-    def _print_Cov(self, e):
-        return f"Cov({self._print(e.args[0])}, {self._print(e.args[1])})"
+    def _print_Cov(self, e, exp=None):
+        return self._raised(self._operator("Cov", [self._print(a) for a in e.args]), exp)
+
+    def _print_SD(self, e, exp=None):
+        return self._raised(self._operator("SD", [self._print(a) for a in e.args]), exp)
+
+    def _print_Prob(self, e, exp=None):
+        return self._raised(self._probability(self._print(e.args[0])), exp)
+
+    def _raised(self, text: str, exp) -> str:
+        return text if exp is None else f"{text}^{{{exp}}}"
 
     def _print_Indexed(self, e):
-        idx = ",".join(self._print(i) for i in e.indices)
-        if len(e.indices) == 1 and (len(idx) == 1 or idx.isdigit() or idx.isalnum()):
-            return f"{self._print(e.base.label)}_{idx}"
-        return f"{self._print(e.base.label)}_{{{idx}}}"
+        return self._subscript(self._print(e.base.label), [self._print(i) for i in e.indices], list(e.indices))
+
+    def _print_DSum(self, e, exp=None):
+        """``DSum(summand, bounds, excluded)``: bounds as ``(b, lo, hi)`` triples, excluded as a list."""
+        summand, bounds, excluded = e.args
+        excluded = list(excluded) if isinstance(excluded, (Tuple, tuple, list)) else [excluded]
+        text = self._distinct_sum(summand, [tuple(b) for b in bounds], excluded)
+        return text if exp is None else self._raised(f"\\left({text}\\right)", exp)
+
+    # -- the format's tokens (overridden per format; these are the plain-text ones)
+
+    def _expectation(self, arg: str) -> str:
+        return f"E[{arg}]"
+
+    def _operator(self, name: str, args: list) -> str:
+        return f"{name}({', '.join(args)})"
+
+    def _probability(self, event: str) -> str:
+        return f"P({event})"
+
+    def _subscript(self, base: str, indices: list, exprs: list) -> str:
+        idx = ",".join(indices)
+        if len(exprs) == 1 and (len(idx) == 1 or idx.isdigit() or idx.isalnum()):
+            return f"{base}_{idx}"
+        return f"{base}_{{{idx}}}"
+
+    def _distinct_sum(self, summand, bounds: list, excluded: list) -> str:
+        names = [self._print(b[0]) for b in bounds]
+        rng = "; ".join(f"{self._print(b)}={self._print(lo)}..{self._print(hi)}" for b, lo, hi in bounds)
+        conds = []
+        if len(names) > 1:
+            conds.append("distinct")
+        ex = [self._print(x) for x in excluded]
+        if ex:
+            conds.append("≠ " + ", ".join(ex))
+        c = f" ({'; '.join(conds)})" if conds else ""
+        return f"Σ[{rng}{c}] {self.parenthesize(summand, PRECEDENCE['Mul'])}"
+
+
+class KernelPrinter(LanguagePrinter, StrPrinter):
+    """Readable text for kernel expressions (residuals in diagnostics): E[...]
+    with brackets, canonical sums as Σ, indexed names as q_i."""
+
+    printmethod = "_stepcheck_str"  # ignore objects' own _sympystr (Indexed has one)
 
     def _print_Symbol(self, s):
         n = s.name
@@ -41,23 +117,10 @@ class KernelPrinter(StrPrinter):
     def _print_KroneckerDelta(self, e):
         return f"δ({self._print(e.args[0])}, {self._print(e.args[1])})"
 
-    def _print_DSum(self, e):
-        summand, bounds, excl = e.args
-        names = [self._print(b[0]) for b in bounds]
-        rng = "; ".join(f"{self._print(b[0])}={self._print(b[1])}..{self._print(b[2])}" for b in bounds)
-        conds = []
-        if len(names) > 1:
-            conds.append("distinct")
-        ex = [self._print(x) for x in excl]
-        if ex:
-            conds.append("≠ " + ", ".join(ex))
-        c = f" ({'; '.join(conds)})" if conds else ""
-        return f"Σ[{rng}{c}] {self.parenthesize(summand, 50)}"
-
     def _print_Sum(self, e):
         f = e.function
         lims = "; ".join(f"{self._print(i)}={self._print(a)}..{self._print(b)}" for i, a, b in e.limits)
-        return f"Σ[{lims}] {self.parenthesize(f, 50)}"
+        return f"Σ[{lims}] {self.parenthesize(f, PRECEDENCE['Mul'])}"
 
 
 _P = KernelPrinter({"order": "none"})
