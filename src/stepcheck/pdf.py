@@ -20,6 +20,7 @@ import re
 import tempfile
 from functools import lru_cache
 
+from .elaborate import as_written
 from .report import _matrix_columns, summary_line, verdict
 from .results import FAILS, HOLDS, UNKNOWN, FileReport, LinkResult, StepResult, Use
 
@@ -166,92 +167,6 @@ def _preamble(fonts: list[str]) -> str:
 # ------------------------------------------------------------------ maths from the source as written
 
 
-def _syntax_to_sympy(node):
-    """A parse-tree expression as an *unevaluated* sympy expression, to typeset
-    what the user wrote (order of terms and factors kept)."""
-    import sympy
-
-    from . import syntax as S
-    from .terms.objects import SD, Cov, E, Var
-
-    t = _syntax_to_sympy
-    if isinstance(node, S.Num):
-        txt = node.text
-        try:
-            return sympy.Integer(int(txt)) if txt.isdigit() else sympy.Float(txt)
-        except (ValueError, TypeError):
-            return sympy.Symbol(txt)
-    if isinstance(node, S.Name):
-        if node.name in ("pi", "π"):
-            return sympy.pi
-        if node.name in ("oo", "∞"):
-            return sympy.oo
-        return sympy.Symbol(node.name)
-    if isinstance(node, S.Subscript):
-        if node.base.name in ("delta", "δ") and len(node.indices) == 2:
-            return sympy.KroneckerDelta(*[t(i) for i in node.indices], evaluate=False)
-        base = t(node.base) if isinstance(node.base, S.Name) else t(node.base)
-        if isinstance(base, sympy.Symbol):
-            return sympy.Indexed(sympy.IndexedBase(base.name), *[t(i) for i in node.indices])
-        return sympy.Indexed(sympy.IndexedBase(sympy.Symbol("(" + str(base) + ")")), *[t(i) for i in node.indices])
-    if isinstance(node, S.Neg):
-        return sympy.Mul(sympy.S.NegativeOne, t(node.operand), evaluate=False)
-    if isinstance(node, S.BinOp):
-        a, b = t(node.left), t(node.right)
-
-        def terms(x):  # a + b + c is one sum, not ((a + b) + c)
-            return list(x.args) if isinstance(x, sympy.Add) else [x]
-
-        def factors(x):  # likewise for products, but (a / b) (c / d) keeps its fractions
-            if isinstance(x, sympy.Mul) and not any(isinstance(f, sympy.Pow) and f.exp.is_negative for f in x.args) \
-                    and x.args[0] is not sympy.S.NegativeOne:
-                return list(x.args)
-            return [x]
-
-        if node.op == "+":
-            return sympy.Add(*terms(a), *terms(b), evaluate=False)
-        if node.op == "-":
-            return sympy.Add(*terms(a), sympy.Mul(sympy.S.NegativeOne, b, evaluate=False), evaluate=False)
-        if node.op == "*":
-            return sympy.Mul(*factors(a), *factors(b), evaluate=False)
-        if node.op == "/":
-            return sympy.Mul(a, sympy.Pow(b, -1, evaluate=False), evaluate=False)
-        if node.op == "^":
-            if isinstance(b, sympy.Mul) and len(b.args) == 2 and b.args[0].is_Integer and isinstance(b.args[1], sympy.Pow) \
-                    and b.args[1].exp == -1 and b.args[1].base.is_Integer:
-                b = sympy.Rational(b.args[0], b.args[1].base)  # d_k^(1/4)
-            return sympy.Pow(a, b, evaluate=False)
-        raise ValueError(node.op)
-    if isinstance(node, S.Call):
-        args = [t(a) for a in node.args]
-        f = node.func
-        ops = {"E": E, "Var": Var, "Cov": Cov, "SD": SD}
-        if f in ops:
-            return ops[f](*args, evaluate=False)
-        if f == "sqrt" and len(args) == 1:
-            return sympy.Pow(args[0], sympy.S.Half, evaluate=False)
-        simple = {"exp": sympy.exp, "log": sympy.log, "tanh": sympy.tanh, "abs": sympy.Abs,
-                  "delta": sympy.KroneckerDelta}
-        if f in simple:
-            return simple[f](*args, evaluate=False)
-        if f in ("max", "min") and len(args) >= 2 and not isinstance(node.args[1], S.Compare):
-            return (sympy.Max if f == "max" else sympy.Min)(*args, evaluate=False)
-        if f == "diff" and len(args) == 2:
-            return sympy.Derivative(args[0], args[1], evaluate=False)
-        raise ValueError(f)  # limits, extrema, softmax: use the elaborated form
-    if isinstance(node, S.BigOp):
-        lim = (t(node.var), t(node.lo), t(node.hi))
-        body = t(node.body)
-        return (sympy.Sum if node.op == "sum" else sympy.Product)(body, lim)
-    if isinstance(node, S.Vector):
-        return sympy.Tuple(*[t(i) for i in node.items])
-    if isinstance(node, S.Compare):
-        from sympy.core.relational import Relational
-
-        return Relational(t(node.left), t(node.right), {"==": "=="}.get(node.op, node.op))
-    raise ValueError(type(node).__name__)
-
-
 class _Typesetter:
     """Typst maths for expressions: as written when the parse tree is at hand,
     else the checker's sympy expression."""
@@ -276,7 +191,7 @@ class _Typesetter:
         if node is None:
             return None
         try:
-            return self.written.doprint(_syntax_to_sympy(node))
+            return self.written.doprint(as_written(node))
         except Exception:  # noqa: BLE001 - fall back to the elaborated form
             return None
 
