@@ -1,0 +1,259 @@
+"""The Python API: check maths claims and ``.step`` files from ordinary code and tests.
+
+::
+
+    from stepcheck import check, verify_file, verify_text, assert_holds
+
+    r = check("Var(X / sqrt(d)) = Var(X) / d", given="random X; let d: positive real")
+    assert r.holds
+    assert r.uses == set()            # no assumption needed
+
+Functions
+---------
+``check(claim, given="", *, strict=False, timeout=DEFAULT_TIMEOUT) -> ClaimResult``
+    Checks one claim (a chain ``A = B`` or ``A = B = C``, optionally ending in
+    ``by label, ...``) under the declarations and assumptions in ``given``
+    (``.step`` statements separated by ``;`` or newlines).
+``verify_text(text, file="<string>", *, strict=False, timeout=DEFAULT_TIMEOUT) -> Report``
+``verify_file(path, *, strict=False, timeout=DEFAULT_TIMEOUT) -> Report``
+    Check a whole ``.step`` text or file.
+``assert_holds(claim_or_result, given="", *, strict=False, timeout=DEFAULT_TIMEOUT)``
+    Raises :class:`AssertionError` whose message is the rendered diagnostic
+    when the claim (a string, a :class:`ClaimResult` or a :class:`Report`) is
+    not verified; returns the result otherwise.
+
+``timeout`` is the time limit per link in seconds
+(``stepcheck.options.DEFAULT_TIMEOUT``, 5 s): its proof, witness search and
+cross-check together.
+
+Results
+-------
+:class:`ClaimResult` (one step), :class:`Link` (one link of a chain),
+:class:`Report` (a file) and :class:`Assumption` (a label with its kind).
+
+``uses`` is a ``frozenset`` of :class:`Assumption`; an ``Assumption`` *is* its
+label (a ``str`` subclass) carrying ``kind``, ``implicit``, ``weakest``,
+``detail`` and ``facts`` attributes, so ``r.uses == {"indep"}`` and
+``"indep" in r.uses`` work, and ``r.uses_detail`` gives the same objects in
+order of first use.
+
+``holds`` is the mathematical verdict (``status == "holds"``); ``ok`` is
+whether the step passes the check: it also requires that the step carries no
+error diagnostic (under ``strict=True`` an unneeded citation is an error).
+``bool(result)`` is ``result.ok``.
+
+Exceptions
+----------
+:class:`StepcheckError` is the base of all of them.
+
+* :class:`ParseError`: the input text is not valid ``.step`` (syntax error,
+  unknown name, ...).  ``.diagnostic`` is the first error, ``.diagnostics``
+  all of them, ``.text`` the rendered (rustc-style) text, ``.report`` the
+  partial :class:`Report` when one exists.
+* :class:`ClaimError` (a :class:`ParseError`): the claim of :func:`check` is
+  empty, is not a relation, or does not parse.
+* :class:`ReadError`: :func:`verify_file` could not read the file (missing,
+  a directory, too large, not UTF-8).
+
+The API never prints.  Importing this module is cheap: sympy is loaded when
+something is checked or typeset.
+"""
+from __future__ import annotations
+
+import os
+import re
+
+from ..errors import Diagnostic
+from ..options import DEFAULT_TIMEOUT, Options
+from .latex import _latex_printer, to_latex
+from .results import (CLAIM_FILE, Assumption, ClaimResult, Link, Report, _in_step, _sources_for,
+                      render_diagnostics, render_step, step_diagnostics, step_errors)
+
+# the helpers the pytest plugin and the notebook extension use, next to the public names
+_HELPERS = (_latex_printer, to_latex, render_step, step_diagnostics, step_errors)
+
+__all__ = [
+    "check",
+    "verify_text",
+    "verify_file",
+    "assert_holds",
+    "ClaimResult",
+    "Link",
+    "Report",
+    "Assumption",
+    "StepcheckError",
+    "ParseError",
+    "ClaimError",
+    "ReadError",
+]
+
+
+# ------------------------------------------------------------------ exceptions
+
+
+class StepcheckError(Exception):
+    """Base class of the exceptions raised by the stepcheck API."""
+
+
+class ParseError(StepcheckError, ValueError):
+    """The input is not valid ``.step`` text.
+
+    Attributes: ``diagnostic`` (the first error :class:`~stepcheck.errors.Diagnostic`),
+    ``diagnostics`` (every error), ``text`` (the rendered diagnostics, with the
+    source line and carets) and ``report`` (the partial :class:`Report`, or None).
+    """
+
+    def __init__(self, diagnostics: list[Diagnostic], text: str, report: "Report | None" = None):
+        super().__init__(text)
+        self.diagnostics = list(diagnostics)
+        self.diagnostic = self.diagnostics[0] if self.diagnostics else None
+        self.text = text
+        self.report = report
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class ClaimError(ParseError):
+    """The claim given to :func:`check` is empty, not a relation, or does not parse."""
+
+
+class ReadError(StepcheckError, OSError):
+    """A file given to :func:`verify_file` could not be read."""
+
+    def __init__(self, diagnostic: Diagnostic, text: str):
+        super().__init__(text)
+        self.diagnostic = diagnostic
+        self.diagnostics = [diagnostic]
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+# ------------------------------------------------------------------ entry points
+
+
+def _raise_fatal(rep, cls=ParseError):
+    errs = [d for d in rep.diagnostics if d.severity == "error"] or list(rep.diagnostics)
+    text = render_diagnostics(errs, _sources_for(rep))
+    raise cls(errs, text, Report._from(rep))
+
+
+def verify_text(text: str, file: str = "<string>", *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT) -> Report:
+    """Check ``.step`` source text; raises :class:`ParseError` when it has input errors."""
+    if not isinstance(text, str):
+        raise TypeError(f"verify_text() needs a str, not {type(text).__name__}")
+    from ..checker import check_text
+
+    rep = check_text(text, file, Options(strict=strict, timeout=timeout))
+    if rep.fatal:
+        _raise_fatal(rep)
+    return Report._from(rep)
+
+
+def verify_file(path, *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT) -> Report:
+    """Check a ``.step`` file; raises :class:`ReadError` when it cannot be read and
+    :class:`ParseError` when it has input errors."""
+    from ..checker import check_file
+
+    rep = check_file(os.fspath(path), Options(strict=strict, timeout=timeout))
+    if rep.fatal:
+        first = next((d for d in rep.diagnostics if d.severity == "error"), None)
+        if first is not None and (first.code or "").startswith("E-input"):
+            raise ReadError(first, first.render({}))
+        _raise_fatal(rep)
+    return Report._from(rep)
+
+
+def _split_given(given: str) -> list[str]:
+    """Statements of ``given``: split on newlines and on ``;`` outside quotes and comments."""
+    out = []
+    for line in given.splitlines():
+        cur, quote = [], False
+        for ch in line:
+            if ch == '"':
+                quote = not quote
+            if ch == "#" and not quote:
+                break
+            if ch == ";" and not quote:
+                out.append("".join(cur))
+                cur = []
+                continue
+            cur.append(ch)
+        out.append("".join(cur))
+    return [s.strip() for s in out if s.strip()]
+
+
+def _claim_name(given: str) -> str:
+    name, k = "claim", 1
+    while re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", given):
+        k += 1
+        name = f"claim_{k}"
+    return name
+
+
+def check(claim: str, given: str = "", *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT) -> ClaimResult:
+    """Check one claim under ``given`` (declarations and assumptions, separated by ``;`` or newlines).
+
+    ``claim`` is a chain as written after ``step NAME:`` in a ``.step`` file,
+    e.g. ``"E[X + Y] = E[X] + E[Y]"``; further links may follow on new lines
+    (``"E[2 X]\\n= 2 E[X]"``).  Raises :class:`ClaimError` when the claim is
+    empty, not a relation or does not parse, and :class:`ParseError` when
+    ``given`` does not.
+    """
+    if not isinstance(claim, str):
+        raise TypeError(f"check() needs the claim as a str, not {type(claim).__name__}")
+    if not isinstance(given, str):
+        raise TypeError(f"check() needs `given` as a str, not {type(given).__name__}")
+    lines = [l.strip() for l in claim.strip().splitlines() if l.strip()]
+    if not lines:
+        d = Diagnostic("error", "the claim is empty", None, help='write a relation, e.g. check("E[X + 1] = E[X] + 1", given="random X")',
+                       code="E-claim-empty")
+        raise ClaimError([d], d.render({}))
+    stmts = _split_given(given)
+    name = _claim_name(given)
+    first_claim_line = len(stmts) + 1
+    text = "\n".join(stmts + [f"step {name}: {lines[0]}"] + ["    " + l for l in lines[1:]]) + "\n"
+    from ..checker import check_text
+
+    rep = check_text(text, CLAIM_FILE, Options(strict=strict, timeout=timeout))
+    if rep.fatal:
+        errs = [d for d in rep.diagnostics if d.severity == "error"]
+        in_claim = any(d.span is not None and d.span.line >= first_claim_line for d in errs)
+        _raise_fatal(rep, ClaimError if in_claim else ParseError)
+    step = next((s for s in rep.steps if s.name == name), None)
+    if step is None:  # pragma: no cover - the parser always yields the step or an error
+        d = Diagnostic("error", "the claim was not checked", None, code="E-claim")
+        raise ClaimError([d], d.render({}), Report._from(rep))
+    res = ClaimResult._from(rep, step)
+    # file-level diagnostics (e.g. contradictory assumptions in `given`) concern the claim too
+    extra = tuple(d for d in rep.diagnostics if d not in res.diagnostics)
+    if extra:
+        object.__setattr__(res, "diagnostics", extra + res.diagnostics)
+    return res
+
+
+def assert_holds(claim_or_result, given: str = "", *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT):
+    """Assert that a claim holds; the :class:`AssertionError`'s message is the diagnostic.
+
+    ``claim_or_result`` is a claim string (checked with :func:`check` under
+    ``given``), a :class:`ClaimResult` or a :class:`Report`.  Returns the result.
+    """
+    if isinstance(claim_or_result, str):
+        res = check(claim_or_result, given, strict=strict, timeout=timeout)
+    elif isinstance(claim_or_result, (ClaimResult, Report)):
+        if given:
+            raise TypeError("assert_holds(): `given` only applies to a claim string")
+        res = claim_or_result
+    else:
+        raise TypeError(f"assert_holds() needs a claim string, a ClaimResult or a Report, not "
+                        f"{type(claim_or_result).__name__}")
+    if res.ok:
+        return res
+    if isinstance(res, Report):
+        raise AssertionError(f"{res.path}: {res._verdict()[1]}\n\n{res.failure_text()}")
+    extra = [d for d in res.diagnostics if not _in_step(d.span, res.raw) and d not in
+             [x for lk in res.links for x in lk.diagnostics]]
+    pre = render_diagnostics(extra, _sources_for(res.report)) + "\n\n" if extra else ""
+    raise AssertionError(pre + res.text)
