@@ -107,6 +107,19 @@ def test_models_load_no_kernel_at_run_time():
     assert out.strip() == "[]"
 
 
+BELOW_KERNEL = ("stepcheck.errors", "stepcheck.codes", "stepcheck.syntax", "stepcheck.parser", "stepcheck.parse_",
+                "stepcheck.elaborate", "stepcheck.distributions", "stepcheck.results", "stepcheck.options")
+
+
+@pytest.mark.parametrize("mod", sorted(m for m in MODULES if m.startswith(BELOW_KERNEL)))
+def test_syntax_and_elaboration_import_no_kernel(mod):
+    """Parsing and elaboration build the vocabulary; they sit below the kernel."""
+    bad = [m for m in _ours(IMPORTS[mod]) if any(_in(a, m) for a in
+                                                  ("stepcheck.kernel", "stepcheck.judge", "stepcheck.models",
+                                                   "stepcheck.checker", "stepcheck.state"))]
+    assert not bad, f"{mod} imports {bad}"
+
+
 def test_nothing_imports_the_front_ends():
     for mod, imps in IMPORTS.items():
         if mod in FRONT_ENDS or mod == "stepcheck":

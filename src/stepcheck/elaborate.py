@@ -307,7 +307,7 @@ class Elaborator:
         return Dummy(name.name, **opts)
 
     def calculus_call(self, node: S.Call):
-        from .kernel.calculus import Extremum
+        from .terms.objects import Extremum
 
         f, args = node.func, node.args
         if f == "diff":

@@ -575,7 +575,7 @@ class TypstPrinter(LanguagePrinter, Printer):
     _print_MinMaxBase = _print_Function  # Max and Min are not sympy Functions
 
     def _print_Extremum(self, expr) -> str:
-        """``kernel.calculus.Extremum(f, x, a, b, kind)``: max_(x in [a, b]) f, argmax ..."""
+        """``terms.objects.Extremum(f, x, a, b, kind)``: max_(x in [a, b]) f, argmax ..."""
         f, x, a, b, kind = expr.args
         k = str(kind)
         head = k if k in ("max", "min") else f'op("{k}", limits: #true)'

@@ -17,16 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import sympy
-from sympy import Abs, Add, Dummy, Function, Interval, Mul, Pow, oo
+from sympy import Abs, Add, Dummy, Interval, Mul, Pow, oo
 
 from ..terms.facts import KernelLimit
 from ..terms.objects import DSum, E
-
-
-class Extremum(Function):
-    """Extremum(f, x, a, b, kind): max / min / argmax / argmin of f over x in [a, b]."""
-
-    nargs = 5
 
 
 # ---------------------------------------------------------------- intervals

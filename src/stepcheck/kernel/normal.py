@@ -31,11 +31,10 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
                    Sum, Symbol, Tuple)
 
 from . import calculus
-from .calculus import Extremum
 from ..terms.facts import MAX_EXPANSION, Deadline, Decls, IndepFact, KernelLimit, Limits
 from .groups import linked_groups
 from .rules import rule
-from ..terms.objects import SD, Cov, DSum, E, Var, canon_bound
+from ..terms.objects import SD, Cov, DSum, E, Extremum, Var, canon_bound
 
 _PROB = (E, Var, Cov, SD)
 

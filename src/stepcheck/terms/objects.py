@@ -65,3 +65,9 @@ def canon_bound(k: int) -> Symbol:
 
 def is_canon_bound(s) -> bool:
     return isinstance(s, Symbol) and s.name.startswith("_b")
+
+
+class Extremum(Function):
+    """Extremum(f, x, a, b, kind): max / min / argmax / argmin of f over x in [a, b] (unevaluated)."""
+
+    nargs = 5
