@@ -384,7 +384,7 @@ def test_negative_symbolic_variance_detected():
 def test_constant_residual_is_refuted_by_the_judge():
     out = prove(E(X) + 1, E(X))
     assert out.status == "unknown" and out.residual == 1  # the kernel only says "not proved"
-    assert refute(E(X) + 1, E(X)) == (None, 1)  # the residual is a nonzero number: exact
+    assert refute(E(X) + 1, E(X))[:2] == (None, 1)  # the residual is a nonzero number: exact
 
 
 def test_residual_zero_in_disguise_is_no_witness():
@@ -393,7 +393,7 @@ def test_residual_zero_in_disguise_is_no_witness():
 
     res = sp.log(4) - 2 * sp.log(2)
     assert WitnessSearch(DECLS, {}).search(res, (), [], "=") is None
-    assert WitnessSearch(DECLS, {}).search(res + sp.Rational(1, 10**30), (), [], "=") == (None, res + sp.Rational(1, 10**30))
+    assert WitnessSearch(DECLS, {}).search(res + sp.Rational(1, 10**30), (), [], "=")[:2] == (None, res + sp.Rational(1, 10**30))
 
 
 def test_moment_residual_is_unknown():

@@ -265,9 +265,13 @@ class Elaborator:
         if f in ("diff", "limit", "argmax", "argmin") or (f in ("max", "min") and n == 2 and
                                                             isinstance(node.args[1], S.Compare)):
             return self.calculus_call(node)
-        if f == "max" and n == 1 and isinstance(node.args[0], S.Name) and node.args[0].name in self.scope.families:
-            # the largest entry of a family: an opaque real constant
-            return Symbol(f"max({node.args[0].name})", real=True)
+        if f in ("max", "min") and n == 1 and isinstance(node.args[0], S.Name) \
+                and node.args[0].name in self.scope.families:
+            # the largest (smallest) entry of a family: a value that depends on every member
+            from .terms.objects import FamilyExtremum
+
+            fam = self.scope.families[node.args[0].name]
+            return FamilyExtremum(fam.base, fam.lo, fam.hi, sympy.core.symbol.Str(f))
         if f == "softmax" and n == 1 and not isinstance(node.args[0], S.Vector):
             raise error("`softmax` of a family needs an index: write `softmax(s)_i`", node.span, code="E-softmax")
         if f == "P":

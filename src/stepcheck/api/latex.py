@@ -38,6 +38,9 @@ def _latex_printer():
             def _subscript(self, base, indices, exprs):
                 return "%s_{%s}" % (base, ",".join(indices))
 
+            def _family_extremum(self, kind, family):
+                return r"\%s\left(%s\right)" % (kind, family)
+
             def _distinct_sum(self, summand, bounds, excluded):
                 names = [self._print(b[0]) for b in bounds]
                 parts = []

@@ -13,6 +13,7 @@ from ..results import FAILS, HOLDS, UNKNOWN
 from . import EXACT, KERNEL, UNDECIDED, WITNESS, Verdict, proved
 from . import refuters as cx
 from .attribution import attribute
+from .recheck import Point, confirms
 from .witness import WitnessSearch
 
 
@@ -72,15 +73,19 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
                 if cc.disagrees:
                     j.verdict, j.outcome, j.message, j.counterexample = UNDECIDED, "unsound", cc.message, cc.model
         return j
-    # not proved: a witness on the residual (decided exactly), then a finite model of the candidates
+    # not proved: a witness on the residual (re-checked on the link), then a finite model of the candidates
     search = WitnessSearch(prover.decls, prover.facts)
-    witness = None
+    witness, dropped = None, None
     for pr, labels in refuting:
         if pr.residual is not None:
-            witness = search.search(pr.residual, pr.case, labels, rel)
+            found = search.search(pr.residual, pr.case, labels, rel)
+            if found is None:
+                continue
+            witness, why = _confirm_residual_witness(found, state, prover.decls, lhs, rhs, rel, labels)
             if witness is not None:
                 proof = pr
                 break
+            dropped = dropped or why
     j = LinkJudgement(UNDECIDED, "not-proved", proof, message=proof.message, witness=witness)
     j.counterexample, note = cx.search_link_model(state, prover.decls, lhs, rhs, candidates, rel, seed_parts,
                                                   deadline)
@@ -91,10 +96,25 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
         j.counterexample = witness[0]
     if note and j.counterexample is None:
         j.search_notes.append(note)
+    if dropped and j.counterexample is None:
+        j.search_notes.append(f"a witness from the residual was dropped: {dropped}")
     if witness is not None:
         text, v = witness
         j.message = _witness_message(text, v, rel)
     return j
+
+
+def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels):
+    """(text, value) when the residual's witness also refutes the original link exactly, else (None, why)."""
+    text, value, values, pattern = found
+    point = Point(values=dict(values), indexed={}, pattern=pattern)
+    ok, why, defaulted = confirms(point, decls, lhs, rhs, rel, state.facts_of(labels), complete=True)
+    if not ok:
+        return None, why
+    if defaulted:  # symbols the residual no longer mentions: the values the re-check gave them
+        extra = ", ".join(f"{s} = {v}" for s, v in sorted(defaulted.items(), key=lambda kv: kv[0].name))
+        text = f"{text}, {extra}" if text else extra
+    return (text, value), None
 
 
 def _witness_message(text, v, rel: str) -> str:

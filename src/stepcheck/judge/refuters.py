@@ -77,7 +77,10 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
 
     The model satisfies every candidate fact (those cited, or all in scope)
     and makes the two sides differ; ``models`` evaluates it exactly with its
-    own arithmetic.  The note says why none was found or searched.
+    own arithmetic, and the judge re-evaluates it with its own
+    (:func:`.recheck.confirms`) before it counts: a model that does not
+    survive is dropped, with a note.  The note says why none was found or
+    searched.
     """
     from ..models import find_counterexample
 
@@ -95,8 +98,27 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
     except Exception as e:  # noqa: BLE001 - the search never breaks a check
         return None, f"the counterexample search stopped: {type(e).__name__}: {e}"
     if w:
-        return w.text, None
+        ok, why = confirm_model(w, decls, lhs, rhs, rel, state.facts_of(labels))
+        if ok:
+            return w.text, None
+        return None, f"a counterexample candidate was dropped: {why}"
     return None, f"no counterexample found within the search limits ({w.reason})"
+
+
+def confirm_model(w, decls, lhs, rhs, rel: str, facts) -> tuple[bool, str]:
+    """Re-evaluate a model-finder witness exactly, with the judge's own code (never trust the search)."""
+    from .recheck import confirms, point_of_model
+
+    names = {}
+    for side in (lhs, rhs):
+        names.update({s.name: s for s in getattr(side, "free_symbols", ())})
+    try:
+        env = {names[k]: v for k, v in w.assignment.items()}
+        point = point_of_model(w.model, env)
+    except (KeyError, AttributeError, TypeError, ValueError) as e:
+        return False, f"its values could not be read ({type(e).__name__})"
+    ok, why, _ = confirms(point, decls, lhs, rhs, rel, facts)
+    return ok, why
 
 
 # ------------------------------------------------------------------ cross-check

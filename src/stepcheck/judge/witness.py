@@ -29,10 +29,12 @@ class WitnessSearch:
         self.facts = facts
 
     def search(self, res, case, candidates, rel: str = "="):
-        """(text or None, exact value) of a witness refuting ``residual REL 0``, or None.
+        """(text or None, value, assignment, pattern) of a witness refuting ``residual REL 0``, or None.
 
         ``text`` is None when the residual is itself a number (no assignment
-        is needed).
+        is needed); ``assignment``: Symbol -> number; ``pattern``: the values
+        given to indexed reals (0: ``x_m = m - 1``; 1: ``x_m = 1 if m = 1 else
+        0``; None: none needed).  The judge re-checks it on the original link.
         """
         random = res.has(E) or any(self.decls.is_rv(x) for x in res.atoms(Indexed) | res.free_symbols)
         if random or res.has(sympy.Sum):
@@ -44,7 +46,7 @@ class WitnessSearch:
         if res.has(DSum) or res.atoms(Indexed):
             return self._concrete_witness(res, case, candidates, violated)
         if res.is_number:
-            return (None, res) if violated(res) else None
+            return (None, res, {}, None) if violated(res) else None
         syms = sorted(res.free_symbols, key=lambda s: (s in self.decls.index_ranges, s.name))
         if 0 < len(syms) <= 3:
             for sub in self._trial_assignments(syms):
@@ -53,7 +55,7 @@ class WitnessSearch:
                 except (ZeroDivisionError, ValueError):
                     continue
                 if violated(v) and self._consistent_at(candidates, sub):
-                    return ", ".join(f"{s} = {x}" for s, x in sub.items()), v
+                    return ", ".join(f"{s} = {x}" for s, x in sub.items()), v, dict(sub), None
         return None
 
     def _concrete_witness(self, res, case, candidates, violated):
@@ -102,7 +104,7 @@ class WitnessSearch:
                         fams = sorted({str(ix.base.label) for ix in res.atoms(Indexed)})
                         for fam in fams:
                             parts.append(f"{fam}_m = " + ("m - 1" if pattern == 0 else "1 for m = 1, else 0"))
-                        return ", ".join(parts), sympy.N(v, 6)
+                        return ", ".join(parts), sympy.N(v, 6), dict(sub), pattern
         return None
 
     def _fact_holds_at(self, f: EqFact, sub, pattern) -> bool:

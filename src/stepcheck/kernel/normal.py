@@ -34,7 +34,7 @@ from . import calculus
 from ..terms.facts import MAX_EXPANSION, Deadline, Decls, IndepFact, KernelLimit, Limits
 from .groups import linked_groups
 from .rules import rule
-from ..terms.objects import SD, Cov, DSum, E, Extremum, Var, canon_bound
+from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, canon_bound
 
 _PROB = (E, Var, Cov, SD)
 
@@ -246,6 +246,8 @@ class Normalizer:
             self.trace.rules.add("calculus")
             if self.rvs(x.expr):
                 raise KernelLimit("derivatives of random expressions are not supported")
+            if x.expr.has(FamilyExtremum):
+                raise KernelLimit("derivatives of max or min over a family are not supported")
             return self.terms(sympy.diff(x.expr, *x.variables))
         if isinstance(x, Limit):
             self.trace.rules.add("calculus")

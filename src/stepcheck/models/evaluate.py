@@ -19,8 +19,8 @@ from sympy import Indexed, KroneckerDelta, Product, Sum, Symbol
 
 from ..terms.facts import Decls, EqFact, IndepFact  # IneqFact: any fact with ``rel`` is read generically
 from ..terms.functions import function_of
-from ..terms.objects import SD, Cov, E, Var
-from .numbers import ModelError, holds_rel, n_add, n_mul, n_pow, n_sqrt, num, sym
+from ..terms.objects import SD, Cov, E, FamilyExtremum, Var
+from .numbers import ModelError, holds_rel, n_add, n_cmp, n_mul, n_pow, n_sqrt, num, sym
 from .render import key_name, show
 
 MAX_OUTCOMES = 4096  # outcomes of one marginal table
@@ -173,10 +173,23 @@ class Evaluator:
         if isinstance(x, KroneckerDelta):
             a, b = self.ev(x.args[0], env, out), self.ev(x.args[1], env, out)
             return Fraction(1 if a == b else 0)
+        if isinstance(x, FamilyExtremum):
+            return _extreme(x.kind, [self.ev(m, env, out) for m in self._members(x, env)])
+        if isinstance(x, sympy.Derivative):
+            raise ModelError("derivatives are evaluated before a model is drawn")
         row = function_of(x)
         if isinstance(x, sympy.Function) or row is not None:
             return _function_value(x, row, [self.ev(a, env, out) for a in x.args])
         raise ModelError(f"cannot evaluate {type(x).__name__} on a finite model")
+
+    def _members(self, x, env) -> list:
+        """The members ``s_lo, ..., s_hi`` of the family of ``max(s)`` / ``min(s)``."""
+        base, lo, hi = x.args[0], self.int_value(x.args[1], env), self.int_value(x.args[2], env)
+        if hi < lo:
+            raise ModelError(f"{x.kind} of an empty family")
+        if hi - lo > 64:
+            raise ModelError("a family too long for a model")
+        return [base[sympy.Integer(i)] for i in range(lo, hi + 1)]
 
     def big(self, x, env, out):
         body = x.function
@@ -345,6 +358,11 @@ class Evaluator:
             return _apply([self._compile(a, env) for a in x.args], lambda b, e: n_pow(b, e))
         if isinstance(x, KroneckerDelta):
             return _apply([self._compile(a, env) for a in x.args], lambda a, b: Fraction(1 if a == b else 0))
+        if isinstance(x, FamilyExtremum):
+            kind = x.kind
+            return _apply([self._compile(m, env) for m in self._members(x, env)], lambda *vals: _extreme(kind, vals))
+        if isinstance(x, sympy.Derivative):
+            raise ModelError("derivatives are evaluated before a model is drawn")
         row = function_of(x)
         if isinstance(x, sympy.Function) or row is not None:
             return _apply([self._compile(a, env) for a in x.args], lambda *vals: _function_value(x, row, vals))
@@ -382,6 +400,18 @@ def _fold(parts, op, unit):
             r = op(r, f(out))
         return r
     return False, run
+
+
+def _extreme(kind: str, vals):
+    """The largest (``max``) or smallest value, compared exactly (undecided: no value)."""
+    best = vals[0]
+    for v in vals[1:]:
+        c = n_cmp(v, best)
+        if c is None:
+            raise ModelError(f"cannot compare {v} and {best} exactly")
+        if (c > 0 and kind == "max") or (c < 0 and kind == "min"):
+            best = v
+    return best
 
 
 def _apply(parts, fn):

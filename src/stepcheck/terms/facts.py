@@ -38,6 +38,8 @@ class Decls:
             return x in self.random_symbols
         if isinstance(x, Indexed):
             return x.base.label.name in self.random_families
+        if type(x).__name__ == "FamilyExtremum":  # max(x) of a random family is itself random
+            return x.args[0].label.name in self.random_families
         return False
 
 

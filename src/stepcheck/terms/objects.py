@@ -71,3 +71,30 @@ class Extremum(Function):
     """Extremum(f, x, a, b, kind): max / min / argmax / argmin of f over x in [a, b] (unevaluated)."""
 
     nargs = 5
+
+
+class FamilyExtremum(Function):
+    """FamilyExtremum(s, lo, hi, kind): the largest (``kind`` max) or smallest entry of the family
+    ``s`` (an IndexedBase) over ``lo..hi`` -- ``max(s)`` and ``min(s)`` as written.
+
+    A value that depends on every member: random when the family is random
+    (``Decls.is_rv``), and never a free constant.  Its derivative with respect
+    to a member is not 0 (the kernel refuses it; the re-check cannot evaluate
+    it).
+    """
+
+    nargs = 4
+    is_real = True
+
+    @property
+    def family(self) -> str:
+        return self.args[0].label.name
+
+    @property
+    def kind(self) -> str:
+        return self.args[3].name  # a sympy Str: not a symbol, so never taken for a free name
+
+    def _eval_derivative(self, s):
+        from sympy import Derivative
+
+        return Derivative(self, s, evaluate=False)  # never 0: max(s) depends on every member

@@ -54,6 +54,13 @@ class LanguagePrinter:
     def _print_Prob(self, e, exp=None):
         return self._raised(self._probability(self._print(e.args[0])), exp)
 
+    def _print_FamilyExtremum(self, e, exp=None):
+        """``max(s)`` / ``min(s)`` of a family, as written."""
+        return self._raised(self._family_extremum(e.kind, self._print(e.args[0].label)), exp)
+
+    def _family_extremum(self, kind: str, family: str) -> str:
+        return f"{kind}({family})"
+
     def _raised(self, text: str, exp) -> str:
         return text if exp is None else f"{text}^{{{exp}}}"
 

@@ -1,0 +1,423 @@
+"""Re-checking a counterexample before it is shown: a witness is a proof, or it is dropped.
+
+A witness (a finite model from the model finder, or concrete values from the
+residual search) refutes a link only if, on the *original* expressions,
+
+* every fact the link may use holds exactly, and
+* the two sides are proved to violate the relation.
+
+This module decides both with code of its own: it grounds the expressions
+(dimensions, parameters and indices replaced by numbers; sums, products and
+derivatives expanded by sympy's own rules, empty ranges giving 0 and 1), then
+computes expectations by enumerating the joint law of the model, in exact
+sympy arithmetic, and decides every comparison with a proved sign
+(:func:`.exact.sign`).  It shares nothing with ``stepcheck.models`` (the
+search and its evaluator) nor with the kernel's normal forms.  Anything it
+cannot evaluate exactly (a limit, an extremum over an interval, an opaque
+symbol) makes the witness *unconfirmed*: the judge then reports ``unknown``,
+never ``fails``.
+"""
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from fractions import Fraction
+
+import sympy
+from sympy import Indexed, Integer, Rational, Symbol
+
+from ..terms.facts import EqFact, IndepFact, IneqFact
+from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var
+from ..terms.probability import Prob
+from .exact import sign
+
+MAX_OUTCOMES = 20_000  # joint outcomes enumerated for one expectation
+MAX_TERMS = 5_000  # terms of one unrolled sum or product
+
+
+class Unconfirmed(Exception):
+    """The witness cannot be evaluated exactly here: it confirms nothing."""
+
+
+@dataclass(frozen=True)
+class Point:
+    """A concrete witness: numbers for dimensions and parameters, and a finite joint law.
+
+    ``values``: Symbol -> number for dimensions, reals and free indices;
+    ``indexed``: (family name, index) -> number for deterministic families;
+    ``groups``: independent groups of jointly distributed random variables,
+    each ``(keys, rows)`` with rows ``(values, probability)``; a key is a
+    Symbol or ``(family name, index)``.
+    """
+
+    values: dict
+    indexed: dict
+    groups: tuple = ()
+    pattern: int | None = None  # deterministic indexed reals without a value: 0 -> x_m = m - 1, 1 -> [m = 1]
+
+
+def _exact(v):
+    if isinstance(v, Fraction):
+        return Rational(v.numerator, v.denominator)
+    if isinstance(v, int):
+        return Integer(v)
+    if isinstance(v, sympy.Basic):
+        return v
+    raise Unconfirmed(f"not an exact number: {v!r}")
+
+
+def point_of_model(model, env: dict) -> Point:
+    """A :class:`Point` from a ``stepcheck.models`` model (read as plain data) and its index assignment."""
+    values = {s: Integer(int(v)) for s, v in model.dims.items()}
+    indexed = {}
+    for k, v in model.params.items():
+        if isinstance(k, tuple):
+            indexed[(str(k[0]), int(k[1]))] = _exact(v)
+        else:
+            values[k] = _exact(v)
+    values.update({s: Integer(int(v)) for s, v in env.items()})
+    groups = tuple((tuple(g.vars), tuple((tuple(_exact(x) for x in vals), _exact(p)) for vals, p in g.rows))
+                   for g in model.groups)
+    return Point(values, indexed, groups)
+
+
+class Recheck:
+    def __init__(self, point: Point, random_symbols, random_families, *, complete: bool = False):
+        """``complete``: give a deterministic symbol the point leaves out a default value
+        (recorded in ``defaulted``); the facts and the two sides are checked with it all the same."""
+        self.p = point
+        self.complete = complete
+        self.defaulted: dict = {}
+        self.rsyms = frozenset(random_symbols)
+        self.rfams = frozenset(random_families)
+        self._where = {}
+        for g_i, (keys, _) in enumerate(point.groups):
+            for pos, k in enumerate(keys):
+                self._where[k] = (g_i, pos)
+
+    # ---------------------------------------------------------- grounding
+    def ground(self, x):
+        """``x`` with every deterministic name replaced and every sum, product and derivative expanded."""
+        if any(d.expr.has(FamilyExtremum) for d in x.atoms(sympy.Derivative)):
+            raise Unconfirmed("the derivative of max or min over a family")
+        if x.has(sympy.Derivative):
+            x = x.replace(lambda e: isinstance(e, sympy.Derivative), lambda e: e.doit())
+        return self._ground(x, {})
+
+    def _ground(self, x, env):
+        if isinstance(x, sympy.Limit):
+            return self._limit(x, env)
+        if isinstance(x, Extremum):
+            return self._extremum(x, env)
+        if isinstance(x, DSum):
+            raise Unconfirmed("a kernel normal form is not an original expression")
+        if isinstance(x, FamilyExtremum):
+            lo, hi = self._ground(x.args[1], env), self._ground(x.args[2], env)
+            if not (lo.is_Integer and hi.is_Integer) or hi < lo or int(hi) - int(lo) > MAX_TERMS:
+                raise Unconfirmed(f"{x.kind} of a family without a small concrete range")
+            members = [self._ground(x.args[0][Integer(k)], env) for k in range(int(lo), int(hi) + 1)]
+            return (sympy.Max if x.kind == "max" else sympy.Min)(*members)
+        if x.is_Number or x.is_NumberSymbol or x in (sympy.true, sympy.false):
+            return x
+        if isinstance(x, Symbol):
+            if x in env:
+                return env[x]
+            if x in self.p.values:
+                return self.p.values[x]
+            if x in self.rsyms:
+                return x
+            if x in self.defaulted:
+                return self.defaulted[x]
+            if self.complete and not isinstance(x, sympy.Dummy):
+                self.defaulted[x] = v = Integer(1) if (x.is_integer or x.is_positive) else Integer(0)
+                return v
+            raise Unconfirmed(f"no value for {x}")
+        if isinstance(x, Indexed):
+            idx = [self._ground(i, env) for i in x.indices]
+            if len(idx) != 1 or not idx[0].is_Integer:
+                raise Unconfirmed(f"index of {x} is not a whole number")
+            name, i = x.base.label.name, int(idx[0])
+            if name in self.rfams:
+                if (name, i) not in self._where:
+                    raise Unconfirmed(f"{name}_{i} is not in the model")
+                return x.base[Integer(i)]
+            if (name, i) in self.p.indexed:
+                return self.p.indexed[(name, i)]
+            if self.p.pattern is not None:
+                return Integer(i - 1) if self.p.pattern == 0 else Integer(1 if i == 1 else 0)
+            raise Unconfirmed(f"no value for {name}_{i}")
+        if isinstance(x, (sympy.Sum, sympy.Product)):
+            (var, lo, hi), = x.limits if len(x.limits) == 1 else (None,)  # one bound per sum
+            if var is None:
+                raise Unconfirmed("a sum over several indices")
+            lo, hi = self._ground(lo, env), self._ground(hi, env)
+            if not (lo.is_Integer and hi.is_Integer):
+                raise Unconfirmed("a sum with non-integer bounds")
+            n = int(hi) - int(lo) + 1
+            if n > MAX_TERMS:
+                raise Unconfirmed("a sum too long to expand")
+            # the language's convention: an empty sum is 0, an empty product 1 (never sympy's Karr reversal)
+            terms = [self._ground(x.function, {**env, var: Integer(k)}) for k in range(int(lo), int(hi) + 1)]
+            return sympy.Add(*terms) if isinstance(x, sympy.Sum) else sympy.Mul(*terms)
+        if isinstance(x, (E, Var, SD, Prob)):
+            return type(x)(self._ground(x.args[0], env))
+        if isinstance(x, Cov):
+            return Cov(self._ground(x.args[0], env), self._ground(x.args[1], env))
+        if isinstance(x, sympy.Symbol) or not x.args:
+            raise Unconfirmed(f"cannot evaluate {x}")
+        args = [self._ground(a, env) for a in x.args]
+        try:
+            return x.func(*args)
+        except (TypeError, ValueError, ZeroDivisionError) as e:
+            raise Unconfirmed(f"cannot evaluate {x}: {e}") from e
+
+    def _limit(self, x, env):
+        body, var, pt, d = x.args
+        if body.has(E, Var, Cov, SD, Prob):
+            raise Unconfirmed("a limit of a moment")
+        body = self._ground(body, {**env, var: var})
+        pt = self._ground(pt, env)
+        try:
+            v = sympy.limit(body, var, pt, str(d))
+        except (NotImplementedError, ValueError, TypeError) as e:
+            raise Unconfirmed(f"sympy cannot take this limit ({type(e).__name__})") from e
+        if not v.is_number or isinstance(v, sympy.Limit) or v.has(sympy.AccumBounds):
+            raise Unconfirmed("the limit does not evaluate to a number")
+        return v
+
+    def _extremum(self, x, env):
+        from sympy.calculus.util import maximum, minimum
+
+        body, var, a, b, kind = x.args
+        if kind.name not in ("max", "min"):
+            raise Unconfirmed(f"cannot evaluate {kind.name} exactly")
+        body = self._ground(body, {**env, var: var})
+        a, b = self._ground(a, env), self._ground(b, env)
+        try:
+            v = (maximum if kind.name == "max" else minimum)(body, var, sympy.Interval(a, b))
+        except (NotImplementedError, ValueError, TypeError) as e:
+            raise Unconfirmed(f"sympy cannot find this extremum ({type(e).__name__})") from e
+        if not v.is_number:
+            raise Unconfirmed("the extremum does not evaluate to a number")
+        return v
+
+    # ---------------------------------------------------------- evaluation
+    def value(self, x):
+        """The exact value of an original expression at the point."""
+        v = self._eval(self.ground(x))
+        if v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or not v.is_number:
+            raise Unconfirmed(f"no finite value: {v}")
+        return v
+
+    def _atoms(self, x) -> list:
+        out = set()
+        for a in sympy.preorder_traversal(x):
+            if isinstance(a, Symbol) and a in self.rsyms:
+                out.add(a)
+            elif isinstance(a, Indexed) and a.base.label.name in self.rfams:
+                out.add(a)
+        return sorted(out, key=sympy.default_sort_key)
+
+    def _key(self, atom):
+        return atom if isinstance(atom, Symbol) else (atom.base.label.name, int(atom.indices[0]))
+
+    def _law(self, atoms) -> list:
+        """The joint law of ``atoms``: [(atom -> value, probability)], by the model's independent groups."""
+        by_group: dict = {}
+        for a in atoms:
+            k = self._key(a)
+            if k not in self._where:
+                raise Unconfirmed(f"{a} is not in the model")
+            g_i, pos = self._where[k]
+            by_group.setdefault(g_i, []).append((a, pos))
+        parts = []
+        size = 1
+        for g_i, ap in by_group.items():
+            proj: dict = {}
+            for vals, p in self.p.groups[g_i][1]:
+                t = tuple(vals[pos] for _, pos in ap)
+                proj[t] = proj.get(t, 0) + p
+            parts.append(([a for a, _ in ap], [(t, p) for t, p in proj.items() if p != 0]))
+            size *= len(parts[-1][1])
+            if size > MAX_OUTCOMES:
+                raise Unconfirmed("too many joint outcomes")
+        out = []
+        for combo in itertools.product(*[rows for _, rows in parts]):
+            asg, prob = {}, Integer(1)
+            for (names, _), (t, p) in zip(parts, combo):
+                asg.update(zip(names, t))
+                prob *= p
+            out.append((asg, prob))
+        return out
+
+    def _expect(self, x):
+        x = self._moments(x)
+        atoms = self._atoms(x)
+        if not atoms:
+            return x
+        return sympy.Add(*[p * x.xreplace(asg) for asg, p in self._law(atoms)])
+
+    def _moments(self, x):
+        """``x`` with every moment in it replaced by its value (innermost first; a moment is a constant)."""
+        if not x.has(E, Var, Cov, SD, Prob):
+            return x
+        if isinstance(x, E):
+            return self._expect(x.args[0])
+        if isinstance(x, Var):
+            a = x.args[0]
+            return self._expect(a ** 2) - self._expect(a) ** 2
+        if isinstance(x, SD):
+            a = x.args[0]
+            return sympy.sqrt(self._expect(a ** 2) - self._expect(a) ** 2)
+        if isinstance(x, Cov):
+            a, b = x.args
+            return self._expect(a * b) - self._expect(a) * self._expect(b)
+        if isinstance(x, Prob):
+            ev = self._moments(x.args[0])
+            atoms = self._atoms(ev)
+            total = Integer(0)
+            for asg, p in (self._law(atoms) if atoms else [({}, Integer(1))]):
+                if self._truth(ev.xreplace(asg)):
+                    total += p
+            return total
+        return x.func(*[self._moments(a) for a in x.args])
+
+    def _eval(self, x):
+        v = self._moments(x)
+        if self._atoms(v):
+            raise Unconfirmed("a random variable outside an expectation")
+        return v
+
+    def _truth(self, rel) -> bool:
+        if rel in (sympy.true, sympy.false):
+            return bool(rel)
+        if isinstance(rel, (sympy.And, sympy.Or, sympy.Not)):
+            vals = [self._truth(a) for a in rel.args]
+            return all(vals) if isinstance(rel, sympy.And) else (any(vals) if isinstance(rel, sympy.Or) else not vals[0])
+        if isinstance(rel, sympy.core.relational.Relational):
+            return holds(rel.lhs - rel.rhs, rel.rel_op)
+        raise Unconfirmed(f"cannot decide {rel}")
+
+    # ---------------------------------------------------------- facts
+    def fact_holds(self, f, index_ranges: dict) -> bool:
+        """Does the fact hold at the point, for every admissible value of its free indices?"""
+        for env in self._instances(f, index_ranges):
+            if isinstance(f, IndepFact):
+                if not self._independent(f, env):
+                    return False
+                continue
+            lhs = self._sub_env(f.lhs, env)
+            rhs = self._sub_env(f.rhs, env)
+            rel = "=" if isinstance(f, EqFact) else f.rel
+            if not holds(self.value(lhs) - self.value(rhs), rel):
+                return False
+        return True
+
+    def _sub_env(self, x, env):
+        x = _as_expr(x)
+        return x.xreplace(env) if env else x
+
+    def _instances(self, f, index_ranges):
+        free = list(getattr(f, "free", ()))
+        choices = []
+        for s in free:
+            if s not in index_ranges:
+                raise Unconfirmed(f"no range for the index {s}")
+            lo, hi = (self._ground(_as_expr(v), {}) for v in index_ranges[s])
+            if not (lo.is_Integer and hi.is_Integer) or int(hi) - int(lo) > 64:
+                raise Unconfirmed(f"the range of {s} is not small and concrete")
+            choices.append(range(int(lo), int(hi) + 1))
+        for combo in itertools.product(*choices):
+            env = {s: Integer(v) for s, v in zip(free, combo)}
+            if any(env.get(a) is not None and env.get(a) == env.get(b) for a, b in getattr(f, "distinct", ())):
+                continue
+            yield env
+
+    def _independent(self, f: IndepFact, env) -> bool:
+        keys = []
+        for fam in f.families:
+            keys += [k for k in self._where if isinstance(k, tuple) and k[0] == fam]
+        for m in f.members:
+            g = self._ground(m.xreplace(env), {})
+            if not (g in self.rsyms or isinstance(g, Indexed)):
+                raise Unconfirmed(f"cannot read {m} as a random variable")
+            keys.append(self._key(g))
+        keys = list(dict.fromkeys(keys))
+        by_group: dict = {}
+        for k in keys:
+            if k not in self._where:
+                raise Unconfirmed(f"{k} is not in the model")
+            g_i, pos = self._where[k]
+            by_group.setdefault(g_i, []).append(pos)
+        # independent groups are independent by construction; inside a group the joint law of the
+        # listed variables must be the product of their marginals
+        for g_i, poss in by_group.items():
+            if len(poss) < 2:
+                continue
+            rows = self.p.groups[g_i][1]
+            joint: dict = {}
+            margs = [dict() for _ in poss]
+            for vals, p in rows:
+                t = tuple(vals[q] for q in poss)
+                joint[t] = joint.get(t, 0) + p
+                for k, q in enumerate(poss):
+                    margs[k][vals[q]] = margs[k].get(vals[q], 0) + p
+            for t in itertools.product(*[list(m) for m in margs]):
+                prod = sympy.Mul(*[margs[k][v] for k, v in enumerate(t)])
+                if sign(joint.get(t, 0) - prod) != 0:
+                    return False
+        return True
+
+
+def _as_expr(x):
+    if isinstance(x, int):
+        return Integer(x)
+    if not isinstance(x, sympy.Basic):
+        raise Unconfirmed(f"not an expression: {type(x).__name__}")
+    return x
+
+
+def holds(d, rel: str) -> bool:
+    """Is ``d`` (lhs - rhs) proved to satisfy ``d REL 0``?  Undecided is False."""
+    s = sign(d)
+    if s is None:
+        return False
+    return {"=": s == 0, "==": s == 0, "!=": s != 0, "<": s < 0, "<=": s <= 0, ">": s > 0, ">=": s >= 0}[rel]
+
+
+def violated(d, rel: str) -> bool:
+    """Is ``d`` (lhs - rhs) proved to violate ``d REL 0``?  Undecided is False."""
+    s = sign(d)
+    if s is None:
+        return False
+    return {"=": s != 0, "<": s >= 0, "<=": s > 0, ">": s <= 0, ">=": s < 0}[rel]
+
+
+def confirms(point: Point, decls, lhs, rhs, rel: str, facts, *, complete: bool = False) -> tuple[bool, str, dict]:
+    """(True, "", defaulted) when the point refutes ``lhs REL rhs`` under ``facts`` (label -> kernel facts),
+    exactly; else (False, why, {}).  ``defaulted``: values ``complete`` gave to symbols the point left out."""
+    ok, why, rc = _confirms(point, decls, lhs, rhs, rel, facts, complete)
+    return ok, why, (dict(rc.defaulted) if ok else {})
+
+
+def _confirms(point, decls, lhs, rhs, rel, facts, complete):
+    rc = Recheck(point, decls.random_symbols, decls.random_families, complete=complete)
+    ranges = dict(decls.index_ranges)
+    try:
+        for lab, fs in facts.items():
+            for f in fs:
+                if not isinstance(f, (EqFact, IneqFact, IndepFact)):
+                    raise Unconfirmed(f"cannot check the fact {lab}")
+        d = rc.value(lhs) - rc.value(rhs)  # first: it fixes the defaults the facts are then checked with
+        for lab, fs in facts.items():
+            for f in fs:
+                if not rc.fact_holds(f, ranges):
+                    return False, f"it does not satisfy `{lab}` exactly", rc
+    except Unconfirmed as e:
+        return False, f"it could not be re-evaluated exactly ({e})", rc
+    except (RecursionError, ArithmeticError, TypeError, ValueError, AttributeError) as e:
+        return False, f"it could not be re-evaluated exactly ({type(e).__name__})", rc
+    if not violated(d, rel):
+        return False, ("on the original expressions the two sides do not differ" if rel == "=" else
+                       "on the original expressions the relation is not violated"), rc
+    return True, "", rc

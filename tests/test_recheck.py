@@ -1,0 +1,228 @@
+"""A counterexample is a proof: the judge re-evaluates every witness exactly before `fails`.
+
+The re-check (stepcheck.judge.recheck) shares no code with the model finder
+(stepcheck.models) or with the kernel's normal forms.  These tests lie to it
+-- a model finder that returns models on which the two sides are equal, or
+that violate the facts -- and check that no `fails` comes out; and they check
+the true claims of issue 13 that used to be refuted by witnesses that refuted
+nothing.
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from stepcheck.checker import check_text
+from stepcheck.judge.recheck import Point, Recheck, confirms
+from stepcheck.terms.facts import Decls, EqFact, IndepFact
+from stepcheck.terms.objects import Cov, E, FamilyExtremum, Var
+from sympy.core.symbol import Str
+
+
+def statuses(text):
+    rep = check_text(text)
+    return [s.status for s in rep.steps]
+
+
+# ------------------------------------------------------------------ a lying model finder
+
+
+def _lying_finder(make_model):
+    """A stand-in for models.find_counterexample that always claims a counterexample."""
+    from stepcheck.models import search
+
+    def liar(lhs, rhs, decls, keep, drop=None, **kw):
+        model = make_model(decls)
+        return search.Witness("a made-up model", model, [], [], 0, 1, {})
+
+    return liar
+
+
+@pytest.mark.parametrize("text", [
+    "random X, Y\nassume ind: independent(X, Y)\nstep s: E[X Y] = E[X] E[Y] + 0 * E[X]\n",  # true: holds anyway
+    "random X\nstep s: E[X + 1] = E[X] + 1\n",
+    "random X\nassume m: E[X] = 0\nstep s: E[X]^2 = 0   by m\n",
+])
+def test_a_lying_model_finder_cannot_make_a_true_link_fail(monkeypatch, text):
+    from stepcheck.judge import refuters
+    from stepcheck.models import Group, Model
+
+    def model(decls):
+        x = sp.Symbol("X", real=True)
+        return Model(groups=[Group((x,), [((Fraction(1),), Fraction(1))])])
+
+    monkeypatch.setattr("stepcheck.models.find_counterexample", _lying_finder(model))
+    assert refuters  # the judge's searches go through stepcheck.models.find_counterexample
+    assert "fails" not in statuses(text)
+
+
+def test_a_lying_model_finder_on_a_link_the_kernel_cannot_prove(monkeypatch):
+    """Unknown to the kernel, true, and the liar's model makes both sides equal: unknown, never fails."""
+    from stepcheck.models import Group, Model
+
+    def model(decls):
+        x = sp.Symbol("X", real=True)
+        return Model(groups=[Group((x,), [((Fraction(0),), Fraction(1))])])
+
+    monkeypatch.setattr("stepcheck.models.find_counterexample", _lying_finder(model))
+    rep = check_text("random X\nstep s: E[exp(X)] = E[exp(X)] + 0 * E[X^3]\n")
+    assert rep.steps[0].status in ("holds", "unknown")
+    rep = check_text("random X\nstep s: E[|X|] = E[|X|^2]\n")  # false in general, but not on the liar's model
+    assert rep.steps[0].status == "unknown"
+    assert any("dropped" in (d.title or "") for lk in rep.steps[0].links for d in lk.diagnostics)
+
+
+def test_a_lying_model_that_violates_the_facts_is_dropped(monkeypatch):
+    from stepcheck.models import Group, Model
+
+    def model(decls):  # X = 1 always: violates E[X] = 0
+        x = sp.Symbol("X", real=True)
+        return Model(groups=[Group((x,), [((Fraction(1),), Fraction(1))])])
+
+    monkeypatch.setattr("stepcheck.models.find_counterexample", _lying_finder(model))
+    rep = check_text("random X\nassume m: E[X] = 0\nstep s: E[|X|] = 0   by m\n")
+    assert rep.steps[0].status == "unknown"
+    notes = [d.title for lk in rep.steps[0].links for d in lk.diagnostics]
+    assert any("does not satisfy `m`" in t for t in notes), notes
+
+
+def test_a_true_model_still_refutes():
+    rep = check_text("random X, Y\nstep s: Var(X + Y) = Var(X) + Var(Y)\n")
+    lk = rep.steps[0].links[0]
+    assert lk.status == "fails" and lk.decided_by == "re-checked witness" and lk.counterexample
+
+
+# ------------------------------------------------------------------ the re-checker itself
+
+X, Y = sp.Symbol("X", real=True), sp.Symbol("Y", real=True)
+q = sp.IndexedBase("q", real=True)
+n = sp.Symbol("n", integer=True, positive=True)
+i = sp.Symbol("i", integer=True)
+
+
+def _coin(*syms):
+    """Independent fair ±1 variables."""
+    return tuple(((s,), ((Fraction(-1),), Fraction(1, 2)), ) for s in syms)
+
+
+def point_pm(*keys, values=None):
+    groups = tuple(((k,), ((sp.Integer(-1), sp.Rational(1, 2)), (sp.Integer(1), sp.Rational(1, 2)))) for k in keys)
+    groups = tuple((keys_, tuple(((v,), p) for v, p in rows)) for keys_, rows in groups)
+    return Point(values or {}, {}, groups)
+
+
+def test_expectations_are_enumerated_exactly():
+    rc = Recheck(point_pm(X, Y), {X, Y}, set())
+    assert rc.value(E(X)) == 0 and rc.value(E(X ** 2)) == 1
+    assert rc.value(Var(X + Y)) == 2 and rc.value(Cov(X, Y)) == 0
+    assert rc.value(E(X * E(X + 1))) == 0  # a nested moment is a constant
+
+
+def test_sums_follow_the_language_not_karr():
+    rc = Recheck(Point({n: sp.Integer(3)}, {}), set(), set())
+    m = sp.Dummy("m", integer=True)
+    assert rc.value(sp.Sum(m, (m, 1, n))) == 6
+    assert rc.value(sp.Sum(1, (m, 1, -2))) == 0  # empty: 0 (sympy's Karr convention would say -2)
+    assert rc.value(sp.Product(2, (m, 3, 1))) == 1  # empty: 1 (Karr: 1/2)
+
+
+def test_a_zero_in_disguise_is_zero():
+    rc = Recheck(Point({}, {}), set(), set())
+    d = rc.value(sp.log(4)) - rc.value(2 * sp.log(2))
+    ok, why, _ = confirms(Point({}, {}), Decls(), sp.log(4), 2 * sp.log(2), "=", {})
+    assert not ok and "do not differ" in why and sp.simplify(d) == 0
+
+
+def test_facts_are_checked_for_every_index():
+    decls = Decls(random_families=frozenset({"q"}), index_ranges={i: (1, n)})
+    pt = point_pm(("q", 1), ("q", 2), values={n: sp.Integer(2)})
+    good = {"m": [EqFact("m", E(q[i]), sp.Integer(0), free=(i,))], "ind": [IndepFact("ind", families=("q",))]}
+    bad = {"m": [EqFact("m", E(q[i]), sp.Integer(1), free=(i,))]}
+    assert confirms(pt, decls, E(q[1] * q[2]), sp.Integer(1), "=", good)[0]
+    assert not confirms(pt, decls, E(q[1] * q[2]), sp.Integer(1), "=", bad)[0]
+
+
+def test_dependence_inside_a_group_breaks_an_independence_fact():
+    decls = Decls(random_symbols=frozenset({X, Y}))
+    same = Point({}, {}, (((X, Y), (((sp.Integer(-1), sp.Integer(-1)), sp.Rational(1, 2)),
+                                   ((sp.Integer(1), sp.Integer(1)), sp.Rational(1, 2)))),))
+    ok, why, _ = confirms(same, decls, E(X * Y), sp.Integer(0), "=", {"ind": [IndepFact("ind", members=(X, Y))]})
+    assert not ok and "ind" in why
+    assert confirms(same, decls, E(X * Y), sp.Integer(0), "=", {})[0]
+
+
+def test_what_it_cannot_evaluate_confirms_nothing():
+    opaque = sp.Symbol("c", real=True)
+    ok, why, _ = confirms(Point({}, {}), Decls(), opaque, sp.Integer(1), "=", {})
+    assert not ok and "could not be re-evaluated" in why
+
+
+# ------------------------------------------------------------------ the true claims of issue 13
+
+
+@pytest.mark.parametrize("claim", [
+    "sum(j=1..n, |diff(p_i, s_j)|) = 2 p_i (1 - p_i)",
+    "sum(j=1..n, |diff(p_i, s_j)|^2) = sum(j=1..n, diff(p_i, s_j)^2)",
+    "sum(j=1..n, diff(p_i, s_j)) = 0",
+    "sum(k=1..n, |diff(p_k, s_k)|) = sum(k=1..n, p_k (1 - p_k))",
+])
+def test_softmax_jacobian_identities_are_never_refuted(claim):
+    text = ("let n: positive integer\nlet i, j, k: index 1..n\nreal s_i for i in 1..n\n"
+            "define p_i = exp(s_i) / sum(j=1..n, exp(s_j))\n" f"step t: {claim}\n")
+    assert statuses(text) != ["fails"]
+
+
+@pytest.mark.parametrize("claim", [
+    "log(a b) = log(a) + log(b)",
+    "log(a / b) = log(a) - log(b)",
+    "log(a^2) = 2 log(a)",
+    "log(exp(x) / a) = x - log(a)",
+    "exp(log(a)) = a",
+    "log(4) = 2 log(2)",
+    "log(8) - 3 log(2) = 0",
+    "sqrt(a^2) = a",
+])
+def test_log_rules_under_declared_positivity_are_never_refuted(claim):
+    assert statuses(f"let a, b: positive real\nlet x: real\nstep t: {claim}\n") != ["fails"]
+
+
+@pytest.mark.parametrize("claim", [
+    "log(sum(m=1..n, exp(s_m))) >= max(s)",
+    "log(sum(m=1..n, exp(s_m))) <= max(s) + log(n)",
+    "min(s) <= max(s)",
+    "softmax(s - max(s))_1 = softmax(s)_1",
+])
+def test_max_of_a_family_is_never_a_free_number(claim):
+    text = f"let n: positive integer\nreal s_m for m in 1..n\nstep t: {claim}\n"
+    rep = check_text(text)
+    assert rep.steps[0].status != "fails", rep.steps[0].links[0].counterexample
+
+
+def test_max_of_a_family_refutes_when_false():
+    rep = check_text("let n: positive integer\nreal s_m for m in 1..n\nstep t: max(s) <= min(s) - 1\n")
+    assert rep.steps[0].status in ("fails", "unknown")  # false; a model may or may not be found
+    if rep.steps[0].status == "fails":
+        cx = rep.steps[0].links[0].counterexample or ""
+        assert "max = " not in cx and "; max(s) = " not in cx  # never drawn as a free value
+
+
+def test_family_extremum_is_random_for_a_random_family():
+    x = sp.IndexedBase("x", real=True)
+    d = Decls(random_families=frozenset({"x"}))
+    assert d.is_rv(FamilyExtremum(x, 1, n, Str("max")))
+    assert not Decls().is_rv(FamilyExtremum(x, 1, n, Str("max")))
+
+
+@pytest.mark.parametrize("claim", [
+    "Var(max(x)) = 0",
+    "E[max(x)]^2 = E[max(x)^2]",
+    "E[x_1 max(x)] = E[x_1] E[max(x)]",
+    "diff(max(s), s_1) = 0",
+    "E[max(x)] = max(x)",
+])
+def test_functions_of_random_families_are_not_constants(claim):
+    text = ("let n: positive integer\nreal s_i for i in 1..n\nrandom x_i for i in 1..n\n"
+            f"assume ind: independent(x)\nstep t: {claim}\n")
+    assert statuses(text) != ["holds"]
