@@ -1,10 +1,10 @@
 """Full mutation corpus: every mutant of every holding `step` link of derivations/*.step.
 
-    python benchmarks/mutants.py [--jobs N] [--timeout S]
+    python benchmarks/mutants.py [--jobs N] [--timeout S]      (or: python -m benchmarks.mutants)
 
 Prints the counts per mutation kind, writes them to docs/soundness.json (which
 docs/soundness.md references) and exits 1 if any false mutant is accepted or
-the checker crashes.  See src/stepcheck/mutate.py for the mutation operators
+the checker crashes.  See benchmarks/mutate.py for the mutation operators
 and the independent oracle.
 """
 from __future__ import annotations
@@ -17,9 +17,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "src"))
+for _p in (ROOT, os.path.join(ROOT, "src")):  # `benchmarks.mutate`, and stepcheck when not installed
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
 
-from stepcheck import mutate  # noqa: E402
+from benchmarks import mutate  # noqa: E402
 
 
 DOC = os.path.join(ROOT, "docs", "soundness.md")

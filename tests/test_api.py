@@ -1,6 +1,7 @@
 """The Python API (stepcheck.api), notebook display, the IPython magic, and docs/testing.md."""
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import pickle
@@ -237,8 +238,14 @@ def test_type_errors():
 # ------------------------------------------------------------------ files
 
 
+@functools.lru_cache(maxsize=None)
+def var_dot_report() -> Report:
+    """``verify_file`` of derivations/var_dot.step, once for this module (the tests only read it)."""
+    return verify_file(DERIV / "var_dot.step")
+
+
 def test_verify_file_report_fields():
-    r = verify_file(DERIV / "var_dot.step")
+    r = var_dot_report()
     assert isinstance(r, Report)
     assert r.ok and bool(r) and r.status == "holds" and not r.fatal
     assert r.path.endswith("var_dot.step")
@@ -308,7 +315,7 @@ def test_assert_holds_passes_and_returns():
     r = assert_holds("E[2 X + 1] = 2 E[X] + 1", given="random X")
     assert r.holds
     assert assert_holds(r) is r
-    rep = verify_file(DERIV / "var_dot.step")
+    rep = var_dot_report()
     assert assert_holds(rep) is rep
 
 
@@ -359,7 +366,7 @@ def test_markdown_and_html_of_a_failed_claim():
 
 
 def test_markdown_and_html_of_a_report():
-    r = verify_file(DERIV / "var_dot.step")
+    r = var_dot_report()
     md = r._repr_markdown_()
     assert md.startswith("**derivation var_dot** — 点积的方差")
     assert "`indep` (independence)" in md and md.rstrip().endswith("✓ **verified: every step holds**")

@@ -1,17 +1,21 @@
 """End to end: every derivations/*.step verifies; every derivations/bad/*.step
-fails with the diagnostic recorded for it here."""
+fails with the diagnostic recorded for it here.
+
+The report of each file is the shared one (``conftest.shipped_report``); the
+``verify`` front end (``cli.main``) runs once per shipped file, here.
+"""
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
+from conftest import BAD as BAD_FILES
+from conftest import DERIVATIONS, GOOD, REPO, SHIPPED, TUTORIAL, shipped_report
 
 from stepcheck import cli
-from stepcheck.checker import check_file
 
-ROOT = Path(__file__).resolve().parents[1]
-GOOD = sorted((ROOT / "derivations").glob("*.step"))
-BAD_DIR = ROOT / "derivations" / "bad"
+BAD_DIR = DERIVATIONS / "bad"
 
 # file -> (exit code, failing step (None: no step checked), its status, diagnostic code, title fragment)
 BAD = {
@@ -38,9 +42,28 @@ def test_there_are_good_derivations():
     assert {p.name for p in GOOD} >= {"var_dot.step", "var_rules.step", "var_scaled.step"}
 
 
+# test modules whose cases are parametrized by lists of repository files (module, list)
+FILE_LISTS = [("test_models", "SHIPPED_PATHS"), ("test_parser", "PLANNED_PATHS")]
+
+
+def test_parametrized_derivation_lists_are_not_empty():
+    """A glob relative to the working directory collects nothing when pytest starts in tests/:
+    the lists are anchored to the repository and none is empty (an empty parametrize list
+    also fails collection: ``empty_parameter_set_mark`` in pyproject.toml)."""
+    assert len(GOOD) >= 5 and len(BAD_FILES) >= 10 and TUTORIAL
+    assert SHIPPED == GOOD + BAD_FILES
+    lists = {"conftest.SHIPPED": SHIPPED, "conftest.TUTORIAL": TUTORIAL}
+    for module, attr in FILE_LISTS:
+        lists[f"{module}.{attr}"] = getattr(importlib.import_module(module), attr)
+    for name, paths in lists.items():
+        assert paths, f"{name} is empty"
+        outside = [p for p in paths if not (Path(p).is_absolute() and REPO in Path(p).parents)]
+        assert not outside, f"{name}: not anchored to the repository: {outside}"
+
+
 @pytest.mark.parametrize("path", GOOD, ids=lambda p: p.name)
 def test_good_derivation_verifies(path, capsys):
-    rep = check_file(str(path))
+    rep = shipped_report(path)
     assert not rep.fatal
     assert rep.steps
     for st in rep.steps:
@@ -56,7 +79,7 @@ def test_good_derivation_verifies(path, capsys):
 
 
 def test_var_dot_attribution():
-    rep = check_file(str(ROOT / "derivations" / "var_dot.step"))
+    rep = shipped_report(DERIVATIONS / "var_dot.step")
     st = {s.name: s for s in rep.steps}
     first = st["mean_term"].links[0]
     assert [(u.label, u.weakest) for u in first.uses] == [("indep", "uncorrelated(q_i, k_i)")]
@@ -71,7 +94,7 @@ def test_bad_files_all_have_expectations():
 def test_bad_derivation_fails(name, capsys):
     code, step, status, diag, title = BAD[name]
     path = BAD_DIR / name
-    rep = check_file(str(path))
+    rep = shipped_report(path)
     assert rep.exit_code() == code
     assert cli.main([str(path), "--no-color"]) == code
     capsys.readouterr()

@@ -9,13 +9,12 @@ more.
 """
 from __future__ import annotations
 
-import glob
-import os
 import signal
 import time
 from contextlib import contextmanager
 
 import pytest
+from conftest import SHIPPED as SHIPPED_PATHS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,11 +23,8 @@ from stepcheck.errors import StepError
 from stepcheck.parser import parse
 from stepcheck.results import FileReport
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SHIPPED = {os.path.basename(p): open(p, encoding="utf-8").read()
-           for p in sorted(glob.glob(os.path.join(ROOT, "derivations", "*.step")) +
-                           glob.glob(os.path.join(ROOT, "derivations", "bad", "*.step")))
-           if "numbers" not in p}  # numbers.step runs simulations: too slow for a fuzz example
+SHIPPED = {p.name: p.read_text(encoding="utf-8") for p in SHIPPED_PATHS
+           if "numbers" not in p.name}  # numbers.step runs simulations: too slow for a fuzz example
 PER_EXAMPLE = 10  # seconds
 CHECK_TIMEOUT = 0.5  # seconds per link inside check_text
 
@@ -46,7 +42,12 @@ NUMS = ["0", "1", "2", "3", "2.5", "1e-9", "1/2", "6/16", "10^10", "2.6 × 10^10
 WS = [" ", " ", " ", "\n", "\n    ", "\t", "\r\n"]
 TOKENS = KEYWORDS + FUNCS + PUNCT + NAMES + NUMS + WS
 
-FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+FUZZ_SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+
+
+def FUZZ(test):
+    """The fuzz tests' hypothesis settings; they are `slow` (``pytest -m "not slow"`` leaves them out)."""
+    return pytest.mark.slow(FUZZ_SETTINGS(test))
 
 
 class Hang(Exception):
@@ -162,7 +163,7 @@ def programs(draw):
     return "\n".join(lines) + "\n"
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@FUZZ
 @given(programs())
 def test_grammar_shaped_programs(text):
     run_both(text)

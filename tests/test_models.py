@@ -1,12 +1,12 @@
 """Finite models: exact evaluation, the counterexample finder, refute, --why, cross-checks."""
 from __future__ import annotations
 
-import glob
 import json
 from fractions import Fraction as F
 
 import pytest
 import sympy
+from conftest import DERIVATIONS, SHIPPED, rel, shipped_report
 from sympy import IndexedBase, KroneckerDelta, Sum, Symbol
 
 from stepcheck.checker import check_file, check_text
@@ -240,14 +240,14 @@ def test_refutations_of_true_statements_fail(claim):
 
 
 def test_failed_link_gets_a_counterexample():
-    rep = check_file("derivations/bad/wrong_step.step")
+    rep = shipped_report(DERIVATIONS / "bad" / "wrong_step.step")
     (link,) = rep.steps[0].links
     assert link.status == "fails"
     assert "d_k = 2" in link.counterexample and "satisfies indep, mean0, var1" in link.counterexample
 
 
 def test_why_assumptions_derivation_verifies():
-    rep = check_file("derivations/why_assumptions.step")
+    rep = shipped_report(DERIVATIONS / "why_assumptions.step")
     assert rep.exit_code() == 0, [(s.name, s.status) for s in rep.steps]
     by = {s.name: s for s in rep.steps}
     cx = by["uncorr_not_indep"].links[0].counterexample
@@ -257,14 +257,14 @@ def test_why_assumptions_derivation_verifies():
 def test_why_marks_every_assumption_needed(capsys):
     from stepcheck.cli import main
 
-    rc = main(["--why", "--color", "never", "derivations/var_dot.step"])
+    rc = main(["--why", "--color", "never", str(DERIVATIONS / "var_dot.step")])
     out = capsys.readouterr().out
     assert rc == 0
     for lab in ("indep", "mean0", "var1"):
         assert f"without {lab}: needed (witness:" in out
     row = next(line for line in out.splitlines() if line.startswith("var_sum "))
     assert row.count("●!") == 3 or row.count("x!") == 3
-    rep = check_file("derivations/var_dot.step", why=True)
+    rep = check_file(str(DERIVATIONS / "var_dot.step"), why=True)
     why = {s.name: s.why for s in rep.steps}["var_sum"]
     assert set(why) == {"indep", "mean0", "var1"} and all(v.startswith("needed") for v in why.values())
     from stepcheck.report import to_json
@@ -277,19 +277,25 @@ def test_why_marks_every_assumption_needed(capsys):
 # ------------------------------------------------------------------ soundness cross-check
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob("derivations/*.step") + glob.glob("derivations/bad/*.step")))
+SHIPPED_PATHS = SHIPPED  # derivations/*.step and derivations/bad/*.step
+
+
+@pytest.mark.parametrize("path", SHIPPED_PATHS, ids=rel)
 def test_no_soundness_disagreement_in_shipped_derivations(path):
-    rep = check_file(path, cross_check=True)
+    from stepcheck.options import Options
+
+    assert Options().cross_check  # the shared report is checked with the default options: cross-checks on
+    rep = shipped_report(path)
     assert not [dg for dg in rep.diagnostics if dg.code == "E-internal-soundness"]
 
 
 def test_cross_check_catches_an_unsound_kernel(monkeypatch):
     from stepcheck.kernel import prove
 
-    def liar(self, lhs, rhs, cands, rel="="):
-        return prove.Outcome("holds", used=list(cands), rules=["algebra"])
+    def liar(self, lhs, rhs, cands, rel="=", deadline=None, ranges=None):
+        return prove.Proof(True, used=list(cands), rules=["algebra"])
 
-    monkeypatch.setattr(prove.LinkProver, "prove", liar)
+    monkeypatch.setattr(prove.LinkProver, "prove_link", liar)
     rep = check_text("random X, Y\nstep bad: E[X Y] = E[X] E[Y]\n")
     assert [dg.code for dg in rep.diagnostics] == ["E-internal-soundness"]
     assert rep.steps[0].links[0].status == "unknown" and rep.exit_code() == 1
@@ -303,10 +309,10 @@ def test_cross_check_runs_on_continuous_laws_through_moment_surrogates(monkeypat
     """
     from stepcheck.kernel import prove
 
-    def liar(self, lhs, rhs, cands, rel="="):
-        return prove.Outcome("holds", used=list(cands), rules=["facts"])
+    def liar(self, lhs, rhs, cands, rel="=", deadline=None, ranges=None):
+        return prove.Proof(True, used=list(cands), rules=["facts"])
 
-    monkeypatch.setattr(prove.LinkProver, "prove", liar)
+    monkeypatch.setattr(prove.LinkProver, "prove_link", liar)
     src = "random X ~ Normal(0, 1)\nstep bad: E[X^4] = 1\n"
     rep = check_text(src)
     assert [dg.code for dg in rep.diagnostics] == ["E-internal-soundness"]
@@ -344,10 +350,10 @@ def test_moment_surrogate_needs_numeric_parameters():
 def test_cross_check_reuses_models_without_losing_a_link(monkeypatch, src):
     from stepcheck.kernel import prove
 
-    def liar(self, lhs, rhs, cands, rel="="):
-        return prove.Outcome("holds", used=list(cands), rules=["algebra"])
+    def liar(self, lhs, rhs, cands, rel="=", deadline=None, ranges=None):
+        return prove.Proof(True, used=list(cands), rules=["algebra"])
 
-    monkeypatch.setattr(prove.LinkProver, "prove", liar)
+    monkeypatch.setattr(prove.LinkProver, "prove_link", liar)
     rep = check_text(src)
     assert [dg.code for dg in rep.diagnostics] == ["E-internal-soundness"] * 2
     assert [s.status for s in rep.steps] == ["unknown", "unknown"]
@@ -363,5 +369,5 @@ def test_cross_check_models_are_dropped_with_their_declarations():
     ch = Checker(FileReport(path="<t>", text=text))
     ch.run(parse(text, "<t>"))
     assert all(s.status == "holds" for s in ch.rep.steps)
-    assert ch._cross_models["decls"] is ch.prover.decls
-    assert len(ch._cross_models) <= 2  # the current Decls and the models of its one fact set
+    assert ch.state.cross_models["decls"] is ch.prover.decls
+    assert len(ch.state.cross_models) <= 2  # the current Decls and the models of its one fact set

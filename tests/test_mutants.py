@@ -1,6 +1,6 @@
 """Mutation testing (issue 8, part 1): a fixed sample of mutants of the shipped derivations.
 
-Each mutant is a whole .step text with one small edit (see stepcheck.mutate);
+Each mutant is a whole .step text with one small edit (see benchmarks/mutate.py);
 an independent oracle (exact evaluation on random finite instances, never the
 kernel) decides whether it is still true.  No false mutant may come out
 `holds`.  The full corpus runs in benchmarks/mutants.py.
@@ -12,7 +12,9 @@ import os
 
 import pytest
 
-from stepcheck import mutate
+from benchmarks import mutate
+
+pytestmark = pytest.mark.slow
 
 SAMPLE = 40
 

@@ -1,17 +1,13 @@
 """Numeric claims: the precision rule, within, ~, distributions and P, tables, simulate."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 import sympy
+from conftest import DERIVATIONS, shipped_report
 
-from stepcheck.checker import check_file, check_text
+from stepcheck.checker import check_text
 from stepcheck.numeric import MAX_OUTCOMES, sign, written_tolerance
 from stepcheck.parser import parse
-
-ROOT = Path(__file__).resolve().parents[1]
-
 
 def status(src: str, name: str | None = None) -> str:
     rep = check_text(src, "t.step")
@@ -317,7 +313,7 @@ def test_simulated_report_marks():
 
 @pytest.mark.parametrize("name", ["numbers.step", "pm_one.step"])
 def test_derivations_verify(name):
-    rep = check_file(str(ROOT / "derivations" / name))
+    rep = shipped_report(DERIVATIONS / name)
     assert rep.exit_code() == 0, [(s.name, s.status) for s in rep.steps if s.status != "holds"]
     assert all(s.status in ("holds", "simulated") for s in rep.steps)
 
@@ -330,7 +326,7 @@ def test_derivations_verify(name):
     ("table_cell.step", "table_3[2,1]"),
 ])
 def test_bad_files(name, step):
-    rep = check_file(str(ROOT / "derivations" / "bad" / name))
+    rep = shipped_report(DERIVATIONS / "bad" / name)
     assert rep.exit_code() == 1
     st = next(s for s in rep.steps if s.name == step)
     assert st.status == "fails"

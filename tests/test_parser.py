@@ -5,8 +5,8 @@ import logging
 import random as _random
 import time
 
-import glob
 import pytest
+from conftest import SHIPPED, TUTORIAL, rel, shipped_report
 
 from stepcheck import syntax as S
 from stepcheck.errors import Span, StepError
@@ -745,22 +745,136 @@ def test_derivative_notation():
     assert e.func_span.col == 9
 
 
-@pytest.mark.parametrize("path", sorted(glob.glob("derivations/*.step") + glob.glob("derivations/bad/*.step")
-                                        + glob.glob("docs/tutorial/*.step")))
+PLANNED_PATHS = SHIPPED + TUTORIAL  # derivations/*.step, derivations/bad/*.step, docs/tutorial/*.step
+
+
+@pytest.mark.parametrize("path", PLANNED_PATHS, ids=rel)
 def test_planned_results_are_the_checkers_results(path):
     """The pytest plugin's items come from the syntax; the checker must produce the same names."""
-    from stepcheck.checker import check_file
     from stepcheck.syntax import planned_results
 
-    text = open(path, encoding="utf-8").read()
+    text = path.read_text(encoding="utf-8")
     try:
-        planned = [n for n, _, _ in planned_results(parse(text, path))]
+        planned = [n for n, _, _ in planned_results(parse(text, str(path)))]
     except StepError:
         return  # an unparsable file: the plugin checks it at collection instead
-    rep = check_file(path, cross_check=False)
+    rep = shipped_report(path)  # the shared report (cross-checks change verdicts, never the names)
     got = [s.name for s in rep.steps]
     if not rep.fatal:
         assert got == planned
     else:  # a step with an error may produce no result; never a result that was not planned
         it = iter(planned)
         assert all(n in it for n in got)
+
+
+# ------------------------------------------------------------ mistakes named by example (match_examples)
+
+
+def _lark_error(src: str):
+    from lark.exceptions import UnexpectedToken
+
+    from stepcheck.parser import _get_parser
+
+    with pytest.raises(UnexpectedToken) as info:
+        _get_parser().parse(src)
+    return info.value
+
+
+def test_named_examples_fail_and_name_one_state_each():
+    """Every example fails with lark's UnexpectedToken; different names never share a parser state."""
+    from stepcheck.parse_errors import _EXAMPLES, NAMED_EXAMPLES
+
+    seen = {}
+    for name, snippets in _EXAMPLES.items():
+        assert len(snippets) == 2 * len(NAMED_EXAMPLES[name])  # as the first statement and after one
+        for src in snippets:
+            state = _lark_error(src).state
+            key = (len(state.state_stack), state.position)
+            assert seen.setdefault(key, name) == name, (src, name, seen[key])
+
+
+@pytest.mark.parametrize("src,name", [
+    ("step s E[X] = 1", "step-colon"),
+    ("let a: real\nlet b: real\nstep s E[X] = 1", "step-colon"),  # deeper in the file
+    ("let x: real; step s E", "step-colon"),
+    ("refute r Var(X) = 2", "refute-colon"),
+    ("random X\nrefute r x", "refute-colon"),
+    ("assume a E[X] = 0", "assume-colon"),
+    ("let x: real\nassume a", "assume-colon"),
+    ("let x", "let-colon"),
+    ("let x, y\n", "let-colon"),
+    ("step s: E[X]\n", "step-head-only"),
+    ("let x: real\nstep s: (x + 1)^2", "step-head-only"),
+    # where no name applies
+    ("let x real", None),  # may also continue with `,`: not the let-colon state
+    ('table "t" for x in [1] x', None),  # expects only `:` too, but is not a step, refute, assume or let
+    ("simulate w x", None),
+    ("check c: E[X]\n", None),  # waits for a relation too, but is not a step
+    ("step s: x = 1 by", None),
+    ("step s: (a + sqrt x) = 1", None),
+])
+def test_match_examples_names_statement_mistakes(src, name):
+    from stepcheck.parse_errors import named_error
+    from stepcheck.parser import _get_parser
+
+    assert named_error(_lark_error(src), _get_parser()) == name
+
+
+@pytest.mark.parametrize("src,label,hint", [
+    ("step s E[X] = 1", "expected `:`", "write `step NAME: EXPR = EXPR`"),
+    ("refute r Var(X) = 2", "expected `:`", "write `refute NAME: EXPR = EXPR`"),
+    ("assume a E[X] = 0", "expected `:`", "write `assume LABEL: FACT, FACT`"),
+    ("let x\n", "expected `:`", "write `let NAME: TYPE`"),
+    # the statement that failed names the form, not the first keyword of the line
+    ("let x: real; step s E", "expected `:`", "write `step NAME: EXPR = EXPR`"),
+    ("assume a: x = 1; let y", "expected `:`", "write `let NAME: TYPE`"),
+    ("let x: real; step s: A", "this step has no link", "a step states a relation"),
+    # not named: the help lists what lark expected
+    ('table "t" for x in [1] x', "", "expected `:`"),
+    ("simulate w x", "", "expected `:`"),
+    ("let x 1", "", "`:`, `,`"),
+    ("step s: A by r", "", "expected a relation such as `=` or `<=`"),
+    ("step s: x = 1 by a; check c: x\n", "", "expected a relation such as `=` or `<=` or `~`"),
+])
+def test_named_mistakes_diagnostics(src, label, hint):
+    d = diag(src)
+    assert d.code == "E-syntax" and d.label == label, (src, d.label)
+    assert hint in d.help, (src, d.help)
+
+
+def test_mistakes_inside_expressions_are_named_at_any_depth():
+    """match_examples compares the stack depth: inside expressions the expected terminals decide."""
+    for src in ("step s: sqrt x = 1", "step s: (a + sqrt x) = 1", "step s: a = E[(b + 2 * sqrt x)^2]"):
+        d = diag(src)
+        assert d.title == "unexpected token 'x'" and "e.g. `sqrt(x)`" in d.help, (src, d.help)
+    for src in ("step s: Σ_i x_i = 1", "step s: (1 + Σ_i x_i) = 1"):
+        assert "Σ_{i=1}^{n}" in diag(src).help, src
+
+
+def test_parse_tree_builder_is_a_lark_transformer():
+    from lark import Transformer
+
+    from stepcheck.parse_tree import AstBuilder
+
+    assert issubclass(AstBuilder, Transformer)
+
+
+def test_import_parser_does_not_load_lark():
+    import subprocess
+    import sys
+
+    code = ("import sys, stepcheck.parser\n"
+            "print(sorted(m for m in ('lark', 'stepcheck.parse_tree', 'stepcheck.parse_errors') if m in sys.modules))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
+def test_the_builder_has_a_method_for_every_node_the_grammar_makes():
+    """One method per rule or alias that makes a tree node (`_rule`s and one-child `?rule`s make none)."""
+    from stepcheck.parse_tree import AstBuilder
+    from stepcheck.parser import _get_parser
+
+    made = {r.alias or r.origin.name for r in _get_parser().rules
+            if not (r.alias or r.origin.name).startswith("_") and not (r.options.expand1 and not r.alias)}
+    assert {"step", "link", "juxt", "ts_index", "dist_call", "rel_tilde"} <= made
+    assert not sorted(n for n in made if not callable(getattr(AstBuilder, n, None)))

@@ -1,23 +1,28 @@
 """Annotated proof PDFs: every shipped derivation renders (a typst compile
 error is a bug), and the PDF's text holds every step name, every assumption
-label, the verdict and (with a CJK font) the Chinese title."""
+label, the verdict and (with a CJK font) the Chinese title.
+
+The reports of the shipped files are the shared ones (``conftest.shipped_report``):
+these tests are about rendering and writing, not checking."""
 from __future__ import annotations
 
 import io
 import re
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("typst")
 pypdf = pytest.importorskip("pypdf")
 
+from conftest import DERIVATIONS, SHIPPED, shipped_report  # noqa: E402
+
 from stepcheck import cli, pdf  # noqa: E402
 from stepcheck.checker import check_file  # noqa: E402
 from stepcheck.report import verdict  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-FILES = sorted((ROOT / "derivations").glob("*.step")) + sorted((ROOT / "derivations" / "bad").glob("*.step"))
+pytestmark = pytest.mark.slow
+
+FILES = SHIPPED  # derivations/*.step and derivations/bad/*.step
 NO_CJK = "no CJK font installed (Debian: apt-get install fonts-noto-cjk); the Chinese title cannot be checked"
 
 
@@ -34,7 +39,7 @@ def _squash(s: str) -> str:
 def rendered():
     out = {}
     for f in FILES:
-        report = check_file(str(f))
+        report = shipped_report(f)
         data, src, warnings = pdf.render([report])
         out[f.name if f.parent.name != "bad" else "bad/" + f.name] = (report, data, src, warnings)
     return out
@@ -99,10 +104,10 @@ def test_a_very_long_expression_compiles(tmp_path):
     assert "s39" in _text(data)
 
 
-def test_no_cjk_font_warns_once(tmp_path, monkeypatch, capsys):
+def test_no_cjk_font_warns_once(tmp_path, monkeypatch, capsys, shared_checks):
     monkeypatch.setattr(pdf, "find_cjk_fonts", lambda: ())
     monkeypatch.chdir(tmp_path)
-    files = [str(ROOT / "derivations" / "var_dot.step"), str(ROOT / "derivations" / "var_scaled.step")]
+    files = [str(DERIVATIONS / "var_dot.step"), str(DERIVATIONS / "var_scaled.step")]
     code = cli.main(["-q", "--pdf", "--", *files])
     err = capsys.readouterr().err
     assert code == 0
@@ -111,9 +116,9 @@ def test_no_cjk_font_warns_once(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "var_dot.pdf").exists() and (tmp_path / "var_scaled.pdf").exists()
 
 
-def test_cli_pdf_writes_into_the_current_directory(tmp_path, monkeypatch, capsys):
+def test_cli_pdf_writes_into_the_current_directory(tmp_path, monkeypatch, capsys, shared_checks):
     monkeypatch.chdir(tmp_path)
-    code = cli.main(["-q", "--pdf", str(ROOT / "derivations" / "var_dot.step")])
+    code = cli.main(["-q", "--pdf", str(DERIVATIONS / "var_dot.step")])
     err = capsys.readouterr().err
     assert code == 0
     assert (tmp_path / "var_dot.pdf").read_bytes().startswith(b"%PDF")
@@ -121,20 +126,20 @@ def test_cli_pdf_writes_into_the_current_directory(tmp_path, monkeypatch, capsys
     assert [p.name for p in tmp_path.iterdir()] == ["var_dot.pdf"]  # no temporary file left
 
 
-def test_cli_pdf_path_and_combined(tmp_path, monkeypatch, capsys):
+def test_cli_pdf_path_and_combined(tmp_path, monkeypatch, capsys, shared_checks):
     monkeypatch.chdir(tmp_path)
-    code = cli.main(["-q", "--pdf", "one.pdf", str(ROOT / "derivations" / "var_dot.step")])
+    code = cli.main(["-q", "--pdf", "one.pdf", str(DERIVATIONS / "var_dot.step")])
     assert code == 0 and (tmp_path / "one.pdf").exists()
-    code = cli.main(["-q", "--pdf-combined", "all.pdf", str(ROOT / "derivations")])
+    code = cli.main(["-q", "--pdf-combined", "all.pdf", str(DERIVATIONS)])
     assert code == 0
     text = _text((tmp_path / "all.pdf").read_bytes())
     for name in ("mean_term", "lin_scaled", "quarter"):
         assert name in text
 
 
-def test_cli_typst_writes_the_source(tmp_path, monkeypatch, capsys):
+def test_cli_typst_writes_the_source(tmp_path, monkeypatch, capsys, shared_checks):
     monkeypatch.chdir(tmp_path)
-    code = cli.main(["-q", "--typst", "var_dot.typ", str(ROOT / "derivations" / "var_dot.step")])
+    code = cli.main(["-q", "--typst", "var_dot.typ", str(DERIVATIONS / "var_dot.step")])
     assert code == 0
     src = (tmp_path / "var_dot.typ").read_text(encoding="utf-8")
     assert "#set page" in src and "mean_term" in src
@@ -142,10 +147,10 @@ def test_cli_typst_writes_the_source(tmp_path, monkeypatch, capsys):
     assert "wrote var_dot.typ" in capsys.readouterr().err
 
 
-def test_never_overwrites_a_step_file(tmp_path):
+def test_never_overwrites_a_step_file(tmp_path, shared_checks):
     target = tmp_path / "x.step"
     target.write_text("random X\n", encoding="utf-8")
     with pytest.raises(ValueError):
         pdf.atomic_write(str(target), b"%PDF")
     assert target.read_text(encoding="utf-8") == "random X\n"
-    assert cli.main(["--typst", str(target), str(ROOT / "derivations" / "var_dot.step")]) == 2
+    assert cli.main(["--typst", str(target), str(DERIVATIONS / "var_dot.step")]) == 2

@@ -1,6 +1,7 @@
 """Mutation testing of the kernel: small edits to true derivations must not be accepted.
 
-``python -m stepcheck.mutate [--sample N] [--seed S] [--json] [--jobs J] [PATHS...]``
+``python -m benchmarks.mutate [--sample N] [--seed S] [--json] [--jobs J] [PATHS...]``
+(from the repository root; a development tool, not part of the installed package)
 
 Every ``step`` link that holds in ``derivations/*.step`` (not ``bad/``) is
 mutated by editing the *source text* at the span of one AST node: a constant
@@ -51,7 +52,7 @@ from fractions import Fraction
 import sympy
 from sympy import Indexed, KroneckerDelta, Symbol
 
-from . import syntax as S
+from stepcheck import syntax as S
 
 KINDS = ("constant", "sqrt", "exponent", "drop_term", "drop_factor", "sign", "index", "var_e", "relation",
          "assumption")
@@ -63,7 +64,7 @@ COLUMNS = ("generated", "equivalent", "non_equivalent", "rejected", "accepted", 
 # (file name, description) -> reason.  Keep reasons specific.
 EQUIVALENT: dict[tuple[str, str], str] = {}
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # benchmarks/.. = the repository
 
 
 # ====================================================================== mutants
@@ -307,7 +308,7 @@ def derivation_paths() -> list[str]:
 
 def generate(paths=None) -> list[Mutant]:
     """All mutants of the ``step`` links of ``paths`` (default: ``derivations/*.step``)."""
-    from .parser import parse
+    from stepcheck.parser import parse
 
     out: list[Mutant] = []
     for path in paths or derivation_paths():
@@ -394,28 +395,30 @@ def _elaborate(text: str):
     Returns (scope, {step name: _StepInfo}, distributions) or None when the
     text does not elaborate.
     """
-    from .checker import Checker
-    from .parser import parse
-    from .results import FileReport
+    from stepcheck.checker import Checker
+    from stepcheck.options import Options
+    from stepcheck.parser import parse
+    from stepcheck.results import FileReport
 
     class _Elab(Checker):
         def consistency(self, *args, **kwargs):
             pass
 
         def s_Step(self, st):
-            from .elaborate import Elaborator
+            from stepcheck.elaborate import Elaborator
 
             if st.kind != "step":
                 return
-            el = Elaborator(self.scope)
+            state = self.state
+            el = Elaborator(state.scope)
             exprs = []
             for node in [st.first] + [lk.rhs for lk in st.links]:
                 try:
                     exprs.append(el.expr(node))
                 except Exception:
                     exprs.append(None)
-            self.infos[st.name.name] = _StepInfo(st.name.name, exprs, [lk.rel for lk in st.links], dict(self.facts))
-            self.steps[st.name.name] = None
+            self.infos[st.name.name] = _StepInfo(st.name.name, exprs, [lk.rel for lk in st.links], dict(state.facts))
+            state.steps[st.name.name] = None
 
         def s_Check(self, st):
             pass
@@ -430,16 +433,11 @@ def _elaborate(text: str):
         prog = parse(text, "<mutant>")
     except Exception:
         return None
-    ch = _Elab(FileReport(path="<mutant>", text=text), cross_check=False)
+    ch = _Elab(FileReport(path="<mutant>", text=text), Options(cross_check=False))
     ch.infos = {}
     ch.run(prog)
-    from . import distributions
-
-    try:
-        dists = dict(distributions.registry(ch))
-    except Exception:
-        dists = {}
-    return ch.scope, ch.infos, dists
+    # name -> distributions.Declared: the laws of `random X ~ LAW` (family base name or variable name)
+    return ch.state.scope, ch.infos, dict(ch.state.laws)
 
 
 class _Latent:
@@ -527,8 +525,8 @@ class Oracle:
             yield env
 
     def instance(self, facts: dict, dependent: bool) -> Instance:
-        from .terms.facts import EqFact, IndepFact
-        from .terms.objects import SD, Cov, E, Var
+        from stepcheck.terms.facts import EqFact, IndepFact
+        from stepcheck.terms.objects import SD, Cov, E, Var
 
         values: dict = {}
         for name, sym in self.scope.symbols.items():
@@ -672,8 +670,7 @@ class Oracle:
     # -------------------------------------------------------------- evaluation
     def value(self, x, values, inst: Instance | None):
         """The value of ``x``; random variables stay as polynomials in the latents."""
-        from .kernel.calculus import Extremum
-        from .terms.objects import SD, Cov, E, Var
+        from stepcheck.terms.objects import SD, Cov, E, Extremum, Var
 
         if isinstance(x, (int, Fraction)):
             return sympy.Rational(x)
@@ -808,7 +805,7 @@ class Oracle:
 
     # -------------------------------------------------------------- facts and links
     def fact_holds(self, f, inst) -> bool:
-        from .terms.facts import EqFact, IneqFact
+        from stepcheck.terms.facts import EqFact, IneqFact
 
         if not isinstance(f, (EqFact, IneqFact)):
             return True
@@ -950,8 +947,8 @@ def _rests_on(rep, lr) -> set | None:
 
 
 def run_one(m: Mutant, *, timeout: float = 2.0, seed: int = 0) -> Outcome:
-    from .checker import check_text
-    from .results import HOLDS
+    from stepcheck.checker import check_text
+    from stepcheck.results import HOLDS
 
     t0 = time.perf_counter()
     out = Outcome(m, "invalid")
@@ -1066,7 +1063,7 @@ def sample(mutants, n: int, seed: int = 0) -> list[Mutant]:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m stepcheck.mutate", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.mutate", description=__doc__.split("\n")[0])
     ap.add_argument("paths", nargs="*", help="derivations to mutate (default: derivations/*.step)")
     ap.add_argument("--sample", type=int, default=0, help="run only N mutants, spread over the kinds")
     ap.add_argument("--seed", type=int, default=0)
