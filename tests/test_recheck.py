@@ -226,3 +226,40 @@ def test_functions_of_random_families_are_not_constants(claim):
     text = ("let n: positive integer\nreal s_i for i in 1..n\nrandom x_i for i in 1..n\n"
             f"assume ind: independent(x)\nstep t: {claim}\n")
     assert statuses(text) != ["holds"]
+
+
+# ------------------------------------------------------------------ normal forms agree with the original
+
+
+@pytest.mark.parametrize("claim", [
+    "sum(j=1..n, |diff(p_i, s_j)|)",
+    "sum(j=1..n, |diff(p_i, s_j)|^2)",
+    "sum(j=1..n, |p_j - p_i|)",
+    "sum(j=1..n, exp(p_j))",
+    "sum(j=1..n, |1 - p_j|) * p_i",
+])
+def test_the_kernels_normal_form_has_the_value_of_the_expression(claim):
+    """Nested sums (a softmax denominator inside |.| inside a sum) must keep their own bound index:
+    a canonical name that shadows the enclosing sum's let substitution capture it (the normal form
+    then had another value than the expression)."""
+    from stepcheck.checker import Checker
+    from stepcheck.judge.witness import _unroll
+    from stepcheck.kernel.normal import Normalizer
+    from stepcheck.parser import parse
+    from stepcheck.results import FileReport
+    from stepcheck.terms.facts import Deadline
+
+    text = ("let n: positive integer\nlet i, j: index 1..n\nreal s_i for i in 1..n\n"
+            "define p_i = exp(s_i) / sum(j=1..n, exp(s_j))\n" f"step t: {claim} = 0\n")
+    rep = FileReport(path="t", text=text)
+    ch = Checker(rep)
+    ch.run(parse(text, "t"))
+    lhs = rep.steps[0].links[0].lhs_expr
+    i_, n_ = (next((s for s in lhs.free_symbols if s.name == nm), sp.Symbol(nm, integer=True)) for nm in ("i", "n"))
+    nz = Normalizer(ch.prover.decls, [], (i_,), frozenset([i_]), ch.prover.limits, Deadline(10))
+    normal = nz.expr(lhs)
+    for nv, iv in ((3, 1), (3, 2), (4, 3)):
+        at = {n_: sp.Integer(nv), i_: sp.Integer(iv)}
+        got = _unroll(normal.xreplace(at), 0)
+        want = Recheck(Point(at, {}, pattern=0), set(), set()).value(lhs)
+        assert sp.N(got - want, 30) == 0 or abs(sp.N(got - want, 30)) < 1e-25, (nv, iv, got, want)

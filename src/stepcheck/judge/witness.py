@@ -189,37 +189,51 @@ def _as_expr(x):
 
 
 def _unroll(x, pattern: int):
-    """Evaluate DSums with concrete bounds; indexed reals get pattern values."""
-    def val(ix):
-        m = ix.indices[0]
+    """Evaluate DSums with concrete bounds; indexed reals get pattern values.
+
+    Bound indices are scoped: a sum nested in another one may reuse its bound
+    name (canonical names ``b1``, ``b2``, ... restart in every opaque
+    argument), and the inner sum's index shadows the outer one -- never
+    substituted by it.
+    """
+    def val(m):
         if not m.is_Integer:
             raise ValueError("symbolic index")
         return Integer(int(m) - 1) if pattern == 0 else Integer(1 if int(m) == 1 else 0)
 
-    def rec(e):
+    def rec(e, env):
         if isinstance(e, DSum):
             summand, bounds, excl = e.args
             ranges = []
             for (b, lo, hi) in bounds:
+                lo, hi = rec(lo, env), rec(hi, env)
                 if not (lo.is_Integer and hi.is_Integer):
                     raise ValueError("symbolic bound")
                 ranges.append((b, int(lo), int(hi)))
             if any(h - l > 8 for _, l, h in ranges):
                 raise KernelLimit("too large to unroll")
-            ex = {int(v) for v in excl if v.is_Integer}
+            ex = set()
+            for v in excl:
+                v = rec(v, env)
+                if not v.is_Integer:
+                    raise ValueError("symbolic exclusion")
+                ex.add(int(v))
             total = Integer(0)
-            for combo in itertools.product(*[range(l, h + 1) for _, l, h in ranges]):
+            for combo in itertools.product(*[range(lo, hi + 1) for _, lo, hi in ranges]):
                 if len(set(combo)) < len(combo) or set(combo) & ex:
                     continue
-                total += rec(summand.xreplace({b: Integer(v) for (b, _, _), v in zip(ranges, combo)}))
+                inner = {**env, **{b: Integer(v) for (b, _, _), v in zip(ranges, combo)}}
+                total += rec(summand, inner)
             return total
+        if isinstance(e, Symbol):
+            return env.get(e, e)
         if isinstance(e, Indexed):
-            return val(e)
+            return val(rec(e.indices[0], env))
         if not e.args:
             return e
-        return e.func(*[rec(a) for a in e.args])
+        return e.func(*[rec(a, env) for a in e.args])
 
-    return rec(x)
+    return rec(x, {})
 
 
 def _trial_values(s: Symbol):

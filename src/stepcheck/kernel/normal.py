@@ -34,7 +34,7 @@ from . import calculus
 from ..terms.facts import MAX_EXPANSION, Deadline, Decls, IndepFact, KernelLimit, Limits
 from .groups import linked_groups
 from .rules import rule
-from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, canon_bound
+from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, canon_bound, is_canon_bound
 
 _PROB = (E, Var, Cov, SD)
 
@@ -592,11 +592,15 @@ class Normalizer:
             (inside if f.free_symbols & bsyms else outside).append(f)
         summand = Mul(*inside)
         coeff *= Mul(*outside)
-        # canonical renaming of the bound indices
+        # canonical renaming of the bound indices: past every canonical name already in the summand
+        # (a nested sum's own), so that no bound index ever shadows another and substitution
+        # (xreplace) can never capture one
+        inner = [int(x.name[2:]) for x in summand.atoms(Symbol) if is_canon_bound(x) and x.name[2:].isdigit()]
+        first = max(inner, default=0)
         best = None
         perms = list(itertools.permutations(keep)) if len(keep) <= 4 else [tuple(keep)]
         for perm in perms:
-            ren = {bd[0]: canon_bound(k + 1) for k, bd in enumerate(perm)}
+            ren = {bd[0]: canon_bound(first + k + 1) for k, bd in enumerate(perm)}
             s = summand.xreplace(ren)
             bt = Tuple(*[Tuple(ren[b], lo, hi) for (b, lo, hi) in perm])
             if len(perms) == 1:
