@@ -20,6 +20,7 @@ from .judge import Verdict as JudgeVerdict
 from .numeric import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, MAX_DRAWS, MAX_SAMPLES, CHUNK_NUMBERS,
                       REL_TEXT, NumericUnknown, Values, _src, elaborator)
 from .compare import _undummy
+from .terms.functions import function_of
 from .judge.exact import sign
 from .terms.objects import SD, E, Var
 from .terms.probability import Prob
@@ -115,21 +116,21 @@ class _Sampler:
                 raise NumericUnknown("nested sums are not simulated")
             body = e.function
             if i not in body.free_symbols:
-                return self.ev(body, env) * (int(hi) - int(lo) + 1)
+                return self.ev(body, env) * max(int(hi) - int(lo) + 1, 0)  # an empty sum is 0
             ix = np.arange(int(lo), int(hi) + 1)
             val = self.ev(body, {**env, i: ix})
             val = np.broadcast_to(val, (self.n, len(ix))) if np.ndim(val) < 2 else val
             return val.sum(axis=1)
-        funcs = {sympy.exp: np.exp, sympy.log: np.log, sympy.tanh: np.tanh, sympy.Abs: np.abs,
-                 sympy.erf: np.vectorize(math.erf)}
-        for f, g in funcs.items():
-            if isinstance(e, f):
-                return g(self.ev(e.args[0], env))
-        if isinstance(e, (sympy.Max, sympy.Min)):
+        if isinstance(e, sympy.erf):
+            return np.vectorize(math.erf)(self.ev(e.args[0], env))
+        row = function_of(e)  # the function table names each function's numpy ufunc
+        if row is not None and row.numpy and len(e.args) == 1:
+            return getattr(np, row.numpy)(self.ev(e.args[0], env))
+        if row is not None and row.numpy and len(e.args) > 1 and isinstance(e, (sympy.Max, sympy.Min)):
             vals = [self.ev(a, env) for a in e.args]
             out = vals[0]
             for v in vals[1:]:
-                out = (np.maximum if isinstance(e, sympy.Max) else np.minimum)(out, v)
+                out = getattr(np, row.numpy)(out, v)
             return out
         if isinstance(e, sympy.core.relational.Relational):
             a, b = self.ev(e.lhs, env), self.ev(e.rhs, env)
