@@ -263,3 +263,34 @@ def test_the_kernels_normal_form_has_the_value_of_the_expression(claim):
         got = _unroll(normal.xreplace(at), 0)
         want = Recheck(Point(at, {}, pattern=0), set(), set()).value(lhs)
         assert sp.N(got - want, 30) == 0 or abs(sp.N(got - want, 30)) < 1e-25, (nv, iv, got, want)
+
+
+# ------------------------------------------------------------------ the cross-check never silently skips
+
+
+def test_equations_between_reals_get_a_cross_check():
+    """`assume unit: c^2 + s^2 = 1` used to end the model generator (StopIteration) and skip the check."""
+    rep = check_text("let c, s: real\nassume unit: c^2 + s^2 = 1\nstep a: (c^2 + s^2)^2 = 1   by unit\n")
+    assert not [d for d in rep.diagnostics if d.code == "W-cross-check"]
+    assert rep.steps[0].links[0].cross_checked is True and rep.cross_checks() == (1, 1)
+
+
+def test_links_without_a_cross_check_are_counted():
+    from stepcheck.report import summary_line, to_json
+
+    text = ("let n: positive integer\nlet i, j: index 1..n\nreal s_i for i in 1..n\n"
+            "define p_i = exp(s_i) / sum(j=1..n, exp(s_j))\n"
+            "step d: diff(p_i, s_j) = p_i (delta(i, j) - p_j)\nstep e: p_i + 0 = p_i\n")
+    rep = check_text(text)
+    checked, eligible = rep.cross_checks()
+    assert eligible == 2 and all(lk.cross_checked is not None for s in rep.steps for lk in s.links)
+    assert f"({checked} of 2 proofs cross-checked on finite models)" in summary_line(rep)
+    counts = to_json([rep])["files"][0]["counts"]
+    assert counts["cross_checked"] == checked and counts["not_cross_checked"] == 2 - checked
+
+
+def test_no_cross_check_count_when_switched_off():
+    from stepcheck.report import summary_line
+
+    rep = check_text("random X\nstep a: E[2 X] = 2 E[X]\n", cross_check=False)
+    assert rep.cross_checks() == (0, 0) and "cross-checked" not in summary_line(rep)

@@ -311,7 +311,7 @@ def test_json_schema_and_fields():
     for key in ("rules", "cited", "missing", "unneeded", "message", "lhs", "status"):
         assert key in l2
     assert f["counts"] == {"steps": 3, "links": 5, "holds": 4, "fails": 1, "unknown": 0, "errors": 1,
-                           "warnings": 0}
+                           "warnings": 0, "cross_checked": 0, "not_cross_checked": 0}
     summ = data["summary"]
     assert summ["files"] == 3 and summ["fails"] == 1 and summ["unknown"] == 1 and summ["exit_code"] == 1
 

@@ -549,13 +549,14 @@ class Checker:
             self.fill_uses(lr, proof)
             cc = j.cross_check
             if cc is not None:
+                lr.cross_checked = cc.models > 0 and not cc.disagrees and cc.message is None
                 if cc.disagrees:
                     self.rep.diagnostics.append(Diagnostic(
                         "error", cc.message, lr.span, "accepted by the kernel, refuted by a model", notes=cc.notes,
                         help="this is a bug in stepcheck: please report it with this file",
                         code="E-internal-soundness"))
                     lr.message, lr.counterexample = cc.message, cc.model
-                else:
+                elif cc.message:
                     self.rep.diagnostics.append(Diagnostic("warning", cc.message, lr.span, code="W-cross-check"))
             if proof.message:
                 lr.message = proof.message

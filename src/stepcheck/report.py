@@ -232,10 +232,12 @@ def _plural(n: int, word: str) -> str:
 def summary_line(report: FileReport) -> str:
     c = report.counts()
     nlinks = sum(len(s.links) for s in report.steps)
+    checked, eligible = report.cross_checks()
     return (
         f"{_plural(len(report.steps), 'step')}, {_plural(nlinks, 'link')}: "
         f"{c.get(HOLDS, 0)} holds, {c.get(FAILS, 0)} fails, {c.get(UNKNOWN, 0)} unknown"
         + (f", {c[SIMULATED]} simulated" if c.get(SIMULATED) else "")
+        + (f" ({checked} of {_plural(eligible, 'proof')} cross-checked on finite models)" if eligible else "")
     )
 
 
@@ -420,7 +422,9 @@ def render_text(
             + f": {_plural(t['files'], 'file')}, {_plural(t['steps'], 'step')}, {_plural(t['links'], 'link')}: "
             f"{t['holds']} holds, {t['fails']} fails, {t['unknown']} unknown"
             + (f", {t[SIMULATED]} simulated" if t.get(SIMULATED) else "")
-            + (f", {_plural(t['unreadable'], 'file')} not read or parsed" if t["unreadable"] else ""),
+            + (f", {_plural(t['unreadable'], 'file')} not read or parsed" if t["unreadable"] else "")
+            + (f" ({t['cross_checked']} of {_plural(t['cross_checked'] + t['not_cross_checked'], 'proof')} "
+               "cross-checked on finite models)" if t["cross_checked"] + t["not_cross_checked"] else ""),
         ]
         if t["exit_code"] == 0:
             sims = f" ({t[SIMULATED]} simulations consistent: evidence, not proof)" if t.get(SIMULATED) else ""
@@ -437,10 +441,11 @@ def render_text(
 
 def totals(reports: list[FileReport]) -> dict:
     t = {"files": len(reports), "steps": 0, "links": 0, HOLDS: 0, FAILS: 0, UNKNOWN: 0,
-         "errors": 0, "warnings": 0, "unreadable": 0}
+         "errors": 0, "warnings": 0, "unreadable": 0, "cross_checked": 0, "not_cross_checked": 0}
     for r in reports:
         c = _counts(r)
-        for k in ("steps", "links", HOLDS, FAILS, UNKNOWN, "errors", "warnings"):
+        for k in ("steps", "links", HOLDS, FAILS, UNKNOWN, "errors", "warnings", "cross_checked",
+                  "not_cross_checked"):
             t[k] += c[k]
         if c.get(SIMULATED):
             t[SIMULATED] = t.get(SIMULATED, 0) + c[SIMULATED]
@@ -466,6 +471,7 @@ def file_status(report: FileReport) -> str:
 
 def _counts(r: FileReport) -> dict:
     c = r.counts()
+    checked, eligible = r.cross_checks()
     warnings = sum(1 for d in r.diagnostics if d.severity == "warning")
     warnings += sum(len(l.unneeded) for s in r.steps for l in s.links)
     return {
@@ -479,6 +485,8 @@ def _counts(r: FileReport) -> dict:
             1 for s in r.steps for l in s.links for d in l.diagnostics if d.severity == "error"
         ),
         "warnings": warnings,
+        "cross_checked": checked,  # kernel proofs evaluated on finite models of their facts
+        "not_cross_checked": eligible - checked,  # kernel proofs no finite model could check
     }
 
 
@@ -496,6 +504,7 @@ def _link_json(l: LinkResult) -> dict:
         "col": l.span.col if l.span else None,
         "status": l.status,
         "decided_by": l.decided_by,
+        "cross_checked": l.cross_checked,
         "rules": list(l.rules),
         "uses": [_use_json(u) for u in l.uses],
         "cited": list(l.cited),

@@ -80,6 +80,9 @@ class LinkResult:
     # what decided a holds / fails / simulated status (stepcheck.judge: "kernel proof",
     # "exact numeric", "re-checked witness", "simulation"); None while unknown
     decided_by: str | None = None
+    # a link the kernel proved: True when finite models of its facts evaluated it and agreed, False
+    # when it got no cross-check (no model found in time); None when not applicable or switched off
+    cross_checked: bool | None = None
 
 
 @dataclass
@@ -134,6 +137,11 @@ class FileReport:
         if self.fatal:
             return 2
         return 0 if self.ok else 1
+
+    def cross_checks(self) -> tuple[int, int]:
+        """(links cross-checked on finite models, kernel proofs eligible for it)."""
+        links = [lk for s in self.steps for lk in s.links if lk.cross_checked is not None]
+        return sum(1 for lk in links if lk.cross_checked), len(links)
 
     def counts(self) -> dict[str, int]:
         c = {HOLDS: 0, FAILS: 0, UNKNOWN: 0}  # "simulated" appears when a file simulates

@@ -29,7 +29,7 @@ class LinkJudgement:
     counterexample: str | None = None  # a finite model (text), or the residual witness's assignment
     witness: tuple | None = None  # (assignment text or None, exact value) refuting the residual
     search_notes: list = field(default_factory=list)  # why no counterexample was found / searched
-    cross_check: object = None  # counterexamples.CrossCheck when the cross-check disagreed or could not run
+    cross_check: object = None  # refuters.CrossCheck of a proved link (None: not cross-checked by request)
     message: str | None = None
 
 
@@ -67,11 +67,9 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
                                  + ", which is not verified")
         j = LinkJudgement(proved(proof), "proved", proof, message=proof.message)
         if cross_check:
-            cc = cx.cross_check(state, prover.decls, lhs, rhs, proof.used, rel, seed_parts, deadline)
-            if cc is not None:
-                j.cross_check = cc
-                if cc.disagrees:
-                    j.verdict, j.outcome, j.message, j.counterexample = UNDECIDED, "unsound", cc.message, cc.model
+            cc = j.cross_check = cx.cross_check(state, prover.decls, lhs, rhs, proof.used, rel, seed_parts, deadline)
+            if cc.disagrees:
+                j.verdict, j.outcome, j.message, j.counterexample = UNDECIDED, "unsound", cc.message, cc.model
         return j
     # not proved: a witness on the residual (re-checked on the link), then a finite model of the candidates
     search = WitnessSearch(prover.decls, prover.facts)

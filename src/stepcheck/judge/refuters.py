@@ -126,21 +126,29 @@ def confirm_model(w, decls, lhs, rhs, rel: str, facts) -> tuple[bool, str]:
 
 @dataclass
 class CrossCheck:
-    """The cross-check disagreed with the kernel (``disagrees``), or could not run."""
+    """What the cross-check of an accepted link found.
+
+    ``models``: how many finite models evaluated the link (0: it got no
+    cross-check -- no model of its facts was found in time, or none could
+    evaluate it); ``disagrees``: a model refutes the kernel's proof;
+    ``message``: why the cross-check could not run (a bug in it), or the
+    soundness error.
+    """
 
     disagrees: bool
-    message: str
+    message: str | None
     notes: list
     model: str | None = None
+    models: int = 0
 
 
-def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) -> CrossCheck | None:
+def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) -> CrossCheck:
     """Evaluate a link the kernel accepted on random finite models of its assumptions.
 
     Models are drawn once per set of used facts (under the same
     declarations) and reused by later links resting on the same facts; a link
     the reused models cannot evaluate (a variable or dimension they lack)
-    draws its own.  None when every model agrees (or none can evaluate it).
+    draws its own.
     """
     from ..models import Evaluator, ModelError, _index_syms, assignments, holds_rel, random_models
 
@@ -178,7 +186,7 @@ def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) ->
         return done, None
 
     if budget <= 0:
-        return None
+        return CrossCheck(False, None, [])
     try:
         free = _index_syms([lhs, rhs], decls)
         hit = cache.get(key)
@@ -186,9 +194,9 @@ def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) ->
         done, found = disagreement(hit if reused else draw())
         if found is None and reused and done == 0:
             done, found = disagreement(draw())
-        return found
+        return found if found is not None else CrossCheck(False, None, [], models=done)
     except ModelError:
-        return None
+        return CrossCheck(False, None, [])
     except Exception as e:  # noqa: BLE001 - never turn a bug here into a verdict
         return CrossCheck(False, f"the soundness cross-check could not run: {type(e).__name__}: {e}", [])
 

@@ -488,11 +488,20 @@ def random_models(decls: Decls, facts: dict, n: int = 3, seed: int = 0, *, exprs
     rng.shuffle(dim_list)
     out = []
     free_all = _index_syms(list(exprs), decls)
-    for k in range(max(n * 4, 8)):
+    # parameter values: every combination of the small values when there are few (an equation
+    # between reals such as c^2 + s^2 = 1 is met by few of them), else random choices
+    combos = list(itertools.product(*[_param_values(p) for p in params])) if params else [()]
+    if len(combos) <= 64:
+        rng.shuffle(combos)
+        pmaps = [dict(zip(params, c)) for c in combos]
+    else:
+        pmaps = None
+    tries = max(n * 4, 8, len(pmaps) if pmaps else 0)
+    for k in range(tries):
         if len(out) >= n or time.monotonic() > deadline:
             break
         dmap = dim_list[k % len(dim_list)] if dim_list else {}
-        pmap = {p: rng.choice(_param_values(p)) for p in params}
+        pmap = pmaps[k % len(pmaps)] if pmaps else {p: rng.choice(_param_values(p)) for p in params}
         try:
             skel = Model(dims=dmap, params=pmap)
             envs = list(assignments(free_all, decls, skel))
@@ -505,7 +514,9 @@ def random_models(decls: Decls, facts: dict, n: int = 3, seed: int = 0, *, exprs
         for _ in range(30):
             if time.monotonic() > deadline:
                 break
-            model = next(gen)
+            model = next(gen, None)
+            if model is None:  # no more candidates for these dimensions and parameters
+                break
             if all(satisfies(f, model, decls) for f in flat):
                 out.append(model)
                 break
