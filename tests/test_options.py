@@ -60,3 +60,26 @@ def test_the_default_is_read_from_one_place():
 
     for fn in (api.check, api.verify_text, api.verify_file, api.assert_holds):
         assert inspect.signature(fn).parameters["timeout"].default == DEFAULT_TIMEOUT
+
+
+def test_a_search_that_ran_out_of_time_says_how_to_raise_the_limit(monkeypatch):
+    from stepcheck.models.search import NotFound
+
+    monkeypatch.setattr("stepcheck.models.find_counterexample",
+                        lambda *a, **kw: NotFound("time limit of 1 s reached after 3 candidate models", 3))
+    rep = check_text("random X\nrefute r: E[exp(X)] = E[exp(X)] + 1/10\n", timeout=2)
+    d = next(d for lk in rep.steps[0].links for d in lk.diagnostics if d.code == "E-refute-unknown")
+    assert "--timeout" in d.help and "2 s" in d.help
+    rep = check_text("random X\nstep s: E[exp(X)] = E[exp(X)^2]\n", timeout=2)
+    notes = [d.title for lk in rep.steps[0].links for d in lk.diagnostics if d.code == "N-no-counterexample"]
+    assert any("raise `--timeout`" in n for n in notes), notes
+
+
+def test_a_search_that_exhausted_its_candidates_gives_no_such_advice(monkeypatch):
+    from stepcheck.models.search import NotFound
+
+    monkeypatch.setattr("stepcheck.models.find_counterexample",
+                        lambda *a, **kw: NotFound("4000 candidate models tried (the size limit)", 4000))
+    rep = check_text("random X\nrefute r: E[exp(X)] = E[exp(X)] + 1/10\n")
+    d = next(d for lk in rep.steps[0].links for d in lk.diagnostics if d.code == "E-refute-unknown")
+    assert d.help is None

@@ -22,7 +22,7 @@ from .judge.attribution import attribute
 from .judge.refuters import _distributions, _seed
 from .results import FAILS, HOLDS, UNKNOWN, LinkResult, StepResult, Use
 
-REFUTE_SECONDS = 4.0  # search for a `refute`
+REFUTE_SECONDS = 4.0  # search for a `refute` (at least; 80 % of a longer --timeout; within the link's deadline)
 WHY_SECONDS = 2.0  # search per (step, assumption) under --why
 
 
@@ -102,7 +102,7 @@ def refute_step(checker, st) -> StepResult:
         reason = ", ".join(f"`{b}`" for b in blocked) + " is not a finite distribution"
     else:
         w = find_counterexample(lhs, rhs, checker.prover.decls, keep, others,
-                                seconds=min(REFUTE_SECONDS, deadline.remaining()), seed=_seed(st.name.name), fixed=fixed,
+                                seconds=min(max(REFUTE_SECONDS, 0.8 * deadline.seconds), deadline.remaining()), seed=_seed(st.name.name), fixed=fixed,
                                 claim="the statement claims")
         reason = None if w else w.reason
     lr.seconds = time.perf_counter() - t0
@@ -113,9 +113,13 @@ def refute_step(checker, st) -> StepResult:
         lr.message = "refuted by a finite model"
         return res
     lr.message = f"no counterexample found within the search limits ({reason})"
+    timed_out = reason is not None and "time limit" in reason
     lr.diagnostics.append(Diagnostic(
         "error", "could not refute this statement", claim_span, "no counterexample found",
-        notes=[lr.message, "not refuted is not the same as true"], code="E-refute-unknown"))
+        notes=[lr.message, "not refuted is not the same as true"],
+        help=(f"the search ran out of time: give it longer with `--timeout SECONDS` (now {deadline.seconds:g} s "
+              "per link; `timeout=` in the Python API, `--stepcheck-timeout` under pytest)") if timed_out else None,
+        code="E-refute-unknown"))
     return res
 
 

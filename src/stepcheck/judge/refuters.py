@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from sympy import Rational
 
-LINK_SECONDS = 2.0  # counterexample search for a failed or unknown link (at most; within the link's deadline)
+LINK_SECONDS = 2.0  # search for a failed or unknown link (or 40 % of a longer --timeout; within the link's deadline)
 CROSS_MODELS = 3  # random models per accepted link
 CROSS_SECONDS = 0.3  # time per accepted link (at most; within the link's deadline)
 
@@ -89,7 +89,7 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
     if blocked:
         return None, ("no counterexample searched: " + ", ".join(f"`{b}`" for b in blocked)
                       + " is not a finite distribution")
-    seconds = min(LINK_SECONDS, deadline.remaining())
+    seconds = min(max(LINK_SECONDS, 0.4 * deadline.seconds), deadline.remaining())
     if seconds <= 0:
         return None, "no counterexample searched: the time limit of the link was reached"
     try:
@@ -102,7 +102,9 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
         if ok:
             return w.text, None
         return None, f"a counterexample candidate was dropped: {why}"
-    return None, f"no counterexample found within the search limits ({w.reason})"
+    more = (f"; a longer search may find one: raise `--timeout` (now {deadline.seconds:g} s per link)"
+            if "time limit" in w.reason else "")
+    return None, f"no counterexample found within the search limits ({w.reason}){more}"
 
 
 def confirm_model(w, decls, lhs, rhs, rel: str, facts) -> tuple[bool, str]:
