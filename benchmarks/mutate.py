@@ -1046,8 +1046,8 @@ def run(mutants, *, timeout: float = 2.0, seed: int = 0, jobs: int = 1, progress
     return Summary(outcomes, time.perf_counter() - t0)
 
 
-def sample(mutants, n: int, seed: int = 0) -> list[Mutant]:
-    """A deterministic sample of ``n`` mutants spread over the kinds."""
+def sample(mutants, n: int, seed: int = 0, kinds=KINDS) -> list[Mutant]:
+    """A deterministic sample of ``n`` mutants spread over the ``kinds``."""
     rng = random.Random(seed)
     by_kind: dict = {}
     for m in mutants:
@@ -1056,7 +1056,7 @@ def sample(mutants, n: int, seed: int = 0) -> list[Mutant]:
         rng.shuffle(v)
     out = []
     while len(out) < n and any(by_kind.values()):
-        for k in KINDS:
+        for k in kinds:
             if by_kind.get(k) and len(out) < n:
                 out.append(by_kind[k].pop())
     return out

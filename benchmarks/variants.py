@@ -44,6 +44,7 @@ import time
 from stepcheck import syntax as S
 
 from benchmarks.mutate import REPO, Mutant, _children, _prepare, _Text, derivation_paths, run
+from benchmarks.mutate import sample as _sample
 
 KINDS = ("swap", "scale", "shift", "difference", "rename", "abs_square", "stronger", "negate")
 MIRROR = {"=": "=", "<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -162,20 +163,7 @@ def generate(paths=None) -> list[Mutant]:
 
 def sample(variants, n: int, seed: int = 0) -> list[Mutant]:
     """A deterministic sample of ``n`` variants spread over the kinds."""
-    import random
-
-    rng = random.Random(seed)
-    by_kind: dict = {}
-    for m in variants:
-        by_kind.setdefault(m.kind, []).append(m)
-    for v in by_kind.values():
-        rng.shuffle(v)
-    out = []
-    while len(out) < n and any(by_kind.values()):
-        for k in KINDS:
-            if by_kind.get(k) and len(out) < n:
-                out.append(by_kind[k].pop())
-    return out
+    return _sample(variants, n, seed, kinds=KINDS)
 
 
 def classify(outcome) -> str:

@@ -20,12 +20,12 @@ from sympy import Integer, Symbol
 
 from ..kernel import LinkProver, Proof, free_indices
 from ..terms.facts import EqFact, IndepFact
-from ..terms.objects import Cov
+from ..terms.objects import Cov, as_expr
 
 
 def attribute(prover: LinkProver, lhs, rhs, candidates: list[str], rel: str, deadline) -> Proof:
     """A kernel proof of the link from a minimal subset of ``candidates`` (or the failed attempt)."""
-    lhs, rhs = _as_expr(lhs), _as_expr(rhs)
+    lhs, rhs = as_expr(lhs), as_expr(rhs)
     ranges = free_indices([lhs, rhs], prover.decls)
     if candidates:
         bare = prover.prove_link(lhs, rhs, [], rel, deadline, ranges)
@@ -37,14 +37,6 @@ def attribute(prover: LinkProver, lhs, rhs, candidates: list[str], rel: str, dea
     if not full.holds:
         return full
     return _minimise(prover, lhs, rhs, list(candidates), list(candidates), full, rel, deadline, ranges)
-
-
-def _as_expr(x):
-    if isinstance(x, int):
-        return Integer(x)
-    if not isinstance(x, sympy.Basic):
-        raise TypeError(f"the kernel takes sympy expressions, not {type(x).__name__}")
-    return x
 
 
 def _minimise(prover, lhs, rhs, candidates, used, full: Proof, rel, deadline, ranges) -> Proof:

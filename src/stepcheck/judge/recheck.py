@@ -27,7 +27,7 @@ import sympy
 from sympy import Indexed, Integer, Rational, Symbol
 
 from ..terms.facts import EqFact, IndepFact, IneqFact
-from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var
+from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, as_expr
 from ..terms.probability import Prob
 from .exact import sign
 
@@ -370,11 +370,10 @@ class Recheck:
 
 
 def _as_expr(x):
-    if isinstance(x, int):
-        return Integer(x)
-    if not isinstance(x, sympy.Basic):
-        raise Unconfirmed(f"not an expression: {type(x).__name__}")
-    return x
+    try:
+        return as_expr(x)
+    except TypeError as e:
+        raise Unconfirmed(str(e)) from e
 
 
 def holds(d, rel: str) -> bool:

@@ -18,7 +18,7 @@ from sympy import Indexed, Integer, Symbol
 from ..kernel.normal import _expand
 from ..kernel.reduce import Inconsistent
 from ..terms.facts import Decls, EqFact, IneqFact, KernelLimit
-from ..terms.objects import SD, Cov, DSum, E, Var, is_canon_bound
+from ..terms.objects import SD, Cov, DSum, E, Var, as_expr, is_canon_bound
 from .exact import sign, violates
 
 
@@ -182,8 +182,7 @@ def _ineq_holds_at(f: IneqFact, sub) -> bool:
     return {"<": s < 0, "<=": s <= 0, ">": s > 0, ">=": s >= 0, "!=": s != 0}.get(f.rel, False)
 
 
-def _as_expr(x):
-    return Integer(x) if isinstance(x, int) else x
+_as_expr = as_expr
 
 
 

@@ -19,7 +19,7 @@ from sympy import Indexed, Integer
 from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
-from ..terms.objects import DSum, E
+from ..terms.objects import DSum, E, as_expr
 from .reduce import Inconsistent, has_atoms, reduce_modulo
 
 
@@ -265,12 +265,7 @@ def _refined_domain(ineqs):
     return domain
 
 
-def _as_expr(x):
-    if isinstance(x, int):
-        return Integer(x)
-    if not isinstance(x, sympy.Basic):
-        raise TypeError(f"the kernel takes sympy expressions, not {type(x).__name__}")
-    return x
+_as_expr = as_expr  # one definition, in terms.objects
 
 
 def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,

@@ -98,3 +98,17 @@ class FamilyExtremum(Function):
         from sympy import Derivative
 
         return Derivative(self, s, evaluate=False)  # never 0: max(s) depends on every member
+
+
+def as_expr(x):
+    """A sympy expression: Python ints become Integers; anything else but a sympy object is a TypeError
+    (expressions are built from the parse tree, never from text)."""
+    if isinstance(x, int) and not isinstance(x, bool):
+        from sympy import Integer
+
+        return Integer(x)
+    from sympy import Basic
+
+    if not isinstance(x, Basic):
+        raise TypeError(f"the kernel takes sympy expressions, not {type(x).__name__}")
+    return x
