@@ -23,7 +23,7 @@ def test_a_time_limit_is_a_positive_number(bad):
 def test_keyword_overrides_reach_the_checker():
     rep = check_text("let x: real\nstep s: x + 0 = x   by facts\n", strict=True)
     assert [d.code for lk in rep.steps[0].links for d in lk.diagnostics] == ["E-unneeded"]
-    rep = check_text("let x: real\nstep s: x + 0 = x   by facts\n", Options(strict=False))
+    rep = check_text("let x: real\nstep s: x + 0 = x   by facts\n", options=Options(strict=True), strict=False)
     assert [d.code for lk in rep.steps[0].links for d in lk.diagnostics] == ["W-unneeded"]
 
 
@@ -83,3 +83,8 @@ def test_a_search_that_exhausted_its_candidates_gives_no_such_advice(monkeypatch
     rep = check_text("random X\nrefute r: E[exp(X)] = E[exp(X)] + 1/10\n")
     d = next(d for lk in rep.steps[0].links for d in lk.diagnostics if d.code == "E-refute-unknown")
     assert d.help is None
+
+
+def test_options_in_the_place_of_the_file_name_is_an_error():
+    with pytest.raises(TypeError):
+        check_text("random X\n", Options(why=True))

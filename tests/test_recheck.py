@@ -40,22 +40,40 @@ def _lying_finder(make_model):
     return liar
 
 
-@pytest.mark.parametrize("text", [
-    "random X, Y\nassume ind: independent(X, Y)\nstep s: E[X Y] = E[X] E[Y] + 0 * E[X]\n",  # true: holds anyway
-    "random X\nstep s: E[X + 1] = E[X] + 1\n",
-    "random X\nassume m: E[X] = 0\nstep s: E[X]^2 = 0   by m\n",
-])
-def test_a_lying_model_finder_cannot_make_a_true_link_fail(monkeypatch, text):
-    from stepcheck.judge import refuters
+def _pm(*names):
+    """X, Y, ...: independent fair ±1 variables, as a models.Model."""
     from stepcheck.models import Group, Model
 
-    def model(decls):
-        x = sp.Symbol("X", real=True)
-        return Model(groups=[Group((x,), [((Fraction(1),), Fraction(1))])])
+    rows = [((Fraction(-1),), Fraction(1, 2)), ((Fraction(1),), Fraction(1, 2))]
+    return Model(groups=[Group((sp.Symbol(n, real=True),), rows) for n in names])
 
-    monkeypatch.setattr("stepcheck.models.find_counterexample", _lying_finder(model))
-    assert refuters  # the judge's searches go through stepcheck.models.find_counterexample
-    assert "fails" not in statuses(text)
+
+@pytest.mark.parametrize("names", [("X",), ("X", "Y")])
+def test_a_lying_model_finder_cannot_make_a_true_link_fail(monkeypatch, names):
+    """True, and not proved by the kernel: only the model finder could say fails, and it lies."""
+    text = "random X, Y\nstep s: E[abs(X) abs(Y)] = E[abs(X Y)]\n"
+    assert statuses(text) == ["unknown"]  # the premise: the kernel leaves it to the refuter
+    monkeypatch.setattr("stepcheck.models.find_counterexample", _lying_finder(lambda decls: _pm(*names)))
+    rep = check_text(text)
+    assert rep.steps[0].status == "unknown"
+    assert any("dropped" in d.title for lk in rep.steps[0].links for d in lk.diagnostics)
+
+
+def test_a_lying_model_finder_cannot_make_a_refutation_hold(monkeypatch):
+    monkeypatch.setattr("stepcheck.models.find_counterexample", _lying_finder(lambda decls: _pm("X", "Y")))
+    rep = check_text("random X, Y\nrefute r: E[abs(X) abs(Y)] = E[abs(X Y)]\n")
+    assert rep.steps[0].status == "unknown"
+    assert "dropped" in rep.steps[0].links[0].message
+
+
+def test_a_lying_model_finder_cannot_show_an_assumption_needed(monkeypatch):
+    from stepcheck.options import Options
+
+    text = "random X, Y\nassume m: E[X] = 0\nstep s: E[X + Y] = E[Y]   by m\n"
+    monkeypatch.setattr("stepcheck.models.find_counterexample", _lying_finder(lambda decls: _pm("X", "Y")))
+    rep = check_text(text, options=Options(why=True))
+    assert rep.steps[0].status == "holds"
+    assert rep.steps[0].why["m"].startswith("not shown to be needed (a witness was dropped")  # X = ±1 has E[X] = 0
 
 
 def test_a_lying_model_finder_on_a_link_the_kernel_cannot_prove(monkeypatch):

@@ -53,6 +53,9 @@ def check_text(text: str, file: str = "<string>", options: Options | None = None
     """Check ``.step`` source text under ``options`` (keyword arguments override single fields)."""
     from .parser import MAX_FILE_BYTES, parse
 
+    if not isinstance(file, str) or not (options is None or isinstance(options, Options)):
+        raise TypeError("check_text(text, file, options): `file` is the name shown in diagnostics, "
+                        "`options` an Options")
     options = (options or Options()).but(strict=strict, timeout=timeout, why=why, cross_check=cross_check)
     t0 = time.perf_counter()
     rep = FileReport(path=file, text=text)

@@ -19,7 +19,7 @@ import time
 from .errors import Diagnostic, StepError, error
 from .judge import KERNEL, WITNESS, Verdict, settle, settle_step
 from .judge.attribution import attribute
-from .judge.refuters import _distributions, _seed
+from .judge.refuters import _distributions, _seed, confirm_model
 from .results import FAILS, HOLDS, UNKNOWN, LinkResult, StepResult, Use
 
 REFUTE_SECONDS = 4.0  # search for a `refute` (at least; 80 % of a longer --timeout; within the link's deadline)
@@ -105,9 +105,13 @@ def refute_step(checker, st) -> StepResult:
                                 seconds=min(max(REFUTE_SECONDS, 0.8 * deadline.seconds), deadline.remaining()), seed=_seed(st.name.name), fixed=fixed,
                                 claim="the statement claims")
         reason = None if w else w.reason
+        if w:  # a refutation is a counterexample: re-checked by the judge's own code before it counts
+            ok, why = confirm_model(w, checker.prover.decls, lhs, rhs, "=", keep)
+            if not ok:
+                w, reason = None, f"a counterexample candidate was dropped: {why}"
     lr.seconds = time.perf_counter() - t0
     if w:
-        settle(lr, Verdict(HOLDS, WITNESS))  # the model finder's model, evaluated exactly by models.py
+        settle(lr, Verdict(HOLDS, WITNESS))  # found by the model finder, re-checked exactly (judge.recheck)
         settle_step(res)
         lr.counterexample = w.text
         lr.message = "refuted by a finite model"
@@ -151,6 +155,12 @@ def why_pass(state, decls) -> None:
             except Exception as e:  # noqa: BLE001
                 res.why[lab] = f"not shown to be needed (the search stopped: {type(e).__name__})"
                 continue
+            if w:
+                ok, why = confirm_model(w, decls, stmt.lhs, stmt.rhs, "=", state.facts_of(keep))
+                w = w if ok else None
+                if w is None:
+                    res.why[lab] = f"not shown to be needed (a witness was dropped: {why})"
+                    continue
             if w:
                 res.why[lab] = f"needed (witness: {_one_line(w.text)})"
             else:
