@@ -209,18 +209,23 @@ def table_md(summary: dict) -> str:
     return head + "\n".join(rows) + "\n"
 
 
-def write_doc(summary: dict, seconds: float) -> None:
-    with open(DOC, encoding="utf-8") as fh:
+def replace_block(path: str, tag: str, body: str) -> None:
+    """Replace the text between ``<!-- TAG:begin -->`` and ``<!-- TAG:end -->`` in ``path`` (or append it)."""
+    with open(path, encoding="utf-8") as fh:
         doc = fh.read()
-    begin, end = "<!-- variants:begin -->", "<!-- variants:end -->"
-    body = (f"{begin}\nLatest full run (`python -m benchmarks.variants --jobs 2 --doc`, {seconds:.0f} s):\n\n"
-            + table_md(summary) + f"\n{end}")
+    begin, end = f"<!-- {tag}:begin -->", f"<!-- {tag}:end -->"
+    block = f"{begin}\n{body}\n{end}"
     if begin in doc:
-        doc = doc[:doc.index(begin)] + body + doc[doc.index(end) + len(end):]
+        doc = doc[:doc.index(begin)] + block + doc[doc.index(end) + len(end):]
     else:
-        doc = doc.rstrip() + "\n\n" + body + "\n"
-    with open(DOC, "w", encoding="utf-8") as fh:
+        doc = doc.rstrip() + "\n\n" + block + "\n"
+    with open(path, "w", encoding="utf-8") as fh:
         fh.write(doc)
+
+
+def write_doc(summary: dict, seconds: float) -> None:
+    replace_block(DOC, "variants", f"Latest full run (`python -m benchmarks.variants --jobs 2 --doc`, {seconds:.0f} s):\n\n"
+                  + table_md(summary))
 
 
 def main(argv=None) -> int:

@@ -380,6 +380,24 @@ def test_negative_symbolic_variance_detected():
     assert check_consistency(DECLS, facts) == ["neg"]
 
 
+def test_moment_inequalities_rule_out_impossible_moments():
+    """E[X^2] >= E[X]^2, and Cauchy-Schwarz on centred and raw moments, modulo the equations."""
+    bad = check_consistency(DECLS, {"m": [eq("m", E(X), 1)], "s": [eq("s", E(X**2), 0)]})
+    assert sorted(bad) == ["m", "s"] and "variance" in bad.reason
+    bad = check_consistency(DECLS, {"v": [eq("v", Var(X), 1), eq("v", Var(Y), 1)], "c": [eq("c", Cov(X, Y), 2)]})
+    assert sorted(bad) == ["c", "v"] and "Cauchy-Schwarz" in bad.reason
+    bad = check_consistency(DECLS, {"a": [eq("a", E(X**2), 2)], "b": [eq("b", E(X**4), 1)]})
+    assert sorted(bad) == ["a", "b"]
+
+
+def test_moment_inequalities_accept_the_boundary_and_symbols():
+    """Equality cases (a constant, X = Y) and symbolic values are not contradictions."""
+    assert check_consistency(DECLS, {"v": [eq("v", Var(X), 1), eq("v", Var(Y), 1)],
+                                     "c": [eq("c", Cov(X, Y), 1)]}) is None
+    assert check_consistency(DECLS, {"m": [eq("m", E(X), 3)], "v": [eq("v", Var(X), 0)]}) is None
+    assert check_consistency(DECLS, {"v": [eq("v", Var(X), dpos**2)], "c": [eq("c", Cov(X, Y), 5)]}) is None
+
+
 # ---------------------------------------------------------------- three outcomes
 def test_constant_residual_is_refuted_by_the_judge():
     out = prove(E(X) + 1, E(X))

@@ -22,7 +22,7 @@ from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family, fact_kind
 from .errors import Diagnostic, Span, StepError, closest, error
 from .judge import settle, settle_step
 from .judge.link import LinkJudgement, judge_link
-from .kernel import LinkProver, check_consistency
+from .kernel import LinkProver
 from .kernel.rules import RULES
 from .options import Options
 from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult, Use
@@ -384,33 +384,10 @@ class Checker:
                          text=self.src(f.span))
 
     def consistency(self, new_label: str | None = None):
-        """Check the assumptions for contradictions.
+        """Check the assumptions for contradictions (see :func:`stepcheck.assumptions.consistency`)."""
+        from .assumptions import consistency
 
-        After a later `assume`, only the facts connected to it through shared
-        names are re-checked: the others were consistent before and share
-        nothing with it, so a new contradiction must involve its group.
-        """
-        state = self.state
-        if not state.facts:
-            return
-        facts = state.facts
-        if new_label is not None:
-            names = [getattr(n, "name", str(n)) for n in state.fact_names(new_label)]
-            group = set(state.relevant_facts(names)) | {new_label}
-            facts = {lab: fs for lab, fs in state.facts.items() if lab in group}
-        try:
-            bad = check_consistency(self.prover.decls, facts, self.limits, cache=state.consistency_cache)
-        except Exception:  # a limit or an unsupported shape: no verdict
-            bad = None
-        if bad and not set(bad) <= state.contradiction:
-            state.contradiction |= set(bad)
-            first = state.labels_span.get(bad[0])
-            self.rep.diagnostics.append(Diagnostic(
-                "error", "contradictory assumptions: " + ", ".join(f"`{b}`" for b in bad), first,
-                "these facts cannot all hold",
-                notes=["from contradictory facts every claim would follow; no step is counted as verified from them"],
-                help="fix the values (a variance cannot be negative; one quantity cannot have two values)",
-                code="E-inconsistent"))
+        consistency(self, new_label)
 
     # ------------------------------------------------------------ steps
     def s_Step(self, st: S.Step):
@@ -429,8 +406,9 @@ class Checker:
         el = Elaborator(state.scope)
         exprs, defs = [], []
         ok = True
+        conds = []
         for node in [st.first] + [lk.rhs for lk in st.links]:
-            el.used_defs = set()
+            el.used_defs, el.conditions = set(), []
             try:
                 exprs.append(el.expr(node))
             except StepError as e:
@@ -438,6 +416,7 @@ class Checker:
                 exprs.append(None)
                 ok = False
             defs.append(set(el.used_defs))
+            conds.append(list(el.conditions))
         res = StepResult(name, st.span, "step", "", "=", [], UNKNOWN)
         rels = [lk.rel for lk in st.links]
         res.rel = _compose(rels)
@@ -456,6 +435,8 @@ class Checker:
                 lr.message = "not checked: the expression has an error (see above)"
             else:
                 self.check_link(lr, lk, lhs, rhs, name)
+                if lr.status == HOLDS:
+                    self.domain_uses(lr, conds[k] + [c for c in conds[k + 1] if c not in conds[k]])
             lr.seconds = time.perf_counter() - t0
             for u in lr.uses:
                 if u.kind == "step":
@@ -621,6 +602,15 @@ class Checker:
             name = getattr(sym, "name", str(sym))
             sign = "> 0" if sym.is_positive else (">= 0" if sym.is_nonnegative else "< 0")
             lr.uses.append(Use(f"{name} {sign}", "sign", implicit=True, detail="from its declaration"))
+
+
+    def domain_uses(self, lr: LinkResult, conds):
+        """A link that holds, holds where both sides are defined: the conditions its declarations do not
+        already give (``y - 2 ≠ 0`` for ``(y^2 - 4)/(y - 2) = y + 2``) are shown as implicit uses."""
+        from .judge.domains import undischarged
+
+        for text, detail in undischarged(conds, self.state.facts):
+            lr.uses.append(Use(text, "domain", implicit=True, detail=detail))
 
 
 def _search_note(text: str) -> Diagnostic:

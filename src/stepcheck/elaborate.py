@@ -103,6 +103,33 @@ class Elaborator:
         self.bound: list[dict] = []  # stack of {name: Dummy}
         self.used_defs: set[str] = set()
         self.vector_index = None  # set while reading softmax's argument elementwise
+        #: where the expressions read so far are defined: (expr, rel) with rel "!=", ">" or ">=" (against 0),
+        #: e.g. (y - 2, "!=") for a division by y - 2 (see :meth:`need`)
+        self.conditions: list[tuple] = []
+
+    def need(self, x, rel: str):
+        """Record that the expression being read is defined (real) only where ``x REL 0``.
+
+        sympy simplifies ``y/y`` to 1 and ``exp(log(y))`` to ``y`` as it builds
+        them, so the side conditions are recorded here, from the parse tree.
+        Conditions that hold for every value, and conditions on random
+        quantities or on a bound variable (a summation index, a limit's
+        variable), are not recorded.
+        """
+        if x.is_number:
+            return
+        if x.has(E, Var, Cov, SD) or any(s in self.scope.random_symbols for s in x.free_symbols) \
+                or any(isinstance(a, sympy.Indexed) and self._random_family(a) for a in x.atoms(sympy.Indexed)):
+            return
+        bound = {v for fr in self.bound for v in fr.values()}
+        if x.free_symbols & bound:
+            return
+        if (x, rel) not in self.conditions:
+            self.conditions.append((x, rel))
+
+    def _random_family(self, a) -> bool:
+        fam = self.scope.families.get(str(a.base.label))
+        return bool(fam and fam.random)
 
     # ------------------------------------------------------------ names
     def lookup_bound(self, name):
@@ -240,6 +267,7 @@ class Elaborator:
         if op == "/":
             if b == 0:
                 raise error("division by zero", node.right.span, "this is 0", code="E-undefined")
+            self.need(b, "!=")
             return a / b
         if op == "^":
             if b.is_number and (abs(b) > MAX_EXPONENT) and not (a == 0 or a == 1 or a == -1):
@@ -249,6 +277,12 @@ class Elaborator:
             if b.is_number and a.is_number and a.is_Integer and b.is_Integer and b > 0:
                 if abs(a) > 1 and float(b) * len(str(abs(a))) > 20000:
                     raise error("number too large", node.span, "more than 20,000 digits", code="E-limit")
+            if b.is_number and b.is_negative:
+                self.need(a, "!=")
+            if b.is_number and not b.is_integer:
+                self.need(a, ">=" if b.is_positive else ">")
+            elif not b.is_number and not (a.is_number and a.is_positive):
+                self.need(a, ">")
             return a**b
         raise error(f"unknown operator `{op}`", node.span, code="E-unsupported")
 
@@ -289,6 +323,8 @@ class Elaborator:
         if row is not None:  # an elementary function: one row of the function table
             if not row.takes(n):
                 raise error(row.arity_message(n), node.span, code="E-arity")
+            if row.domain:
+                self.need(args[0], row.domain)
             return row.build(*args)
         if f == "softmax":
             if n == 1 and isinstance(args[0], sympy.MatrixBase):
@@ -299,16 +335,34 @@ class Elaborator:
         raise error(f"unknown function `{f}`", node.func_span, code="E-unsupported")
 
     # ------------------------------------------------------------ calculus
-    def bind_real(self, name: S.Name):
-        """A fresh variable for `x -> a` / `x in [a, b]`, with the declared sign if any."""
+    def bind_real(self, name: S.Name, signed: bool = True):
+        """A fresh variable for `x -> a` / `x in [a, b]` (with the declared sign if ``signed``)."""
         decl = self.scope.symbols.get(name.name)
         if decl is not None and self.scope.kinds.get(name.name) in ("index",):
             raise error(f"`{name.name}` is an index, not a real variable", name.span, code="E-calculus")
         opts = dict(real=True)
-        if decl is not None:
+        if decl is not None and signed:
             opts.update({k: v for k, v in decl.assumptions0.items() if k in ("positive", "nonnegative", "negative")
                          and v})
         return Dummy(name.name, **opts)
+
+    def _side(self, cmp: S.Compare, pt) -> str:
+        """The direction of `x -> a`: as written (`a+`, `a-`); else from inside a declared sign at its end
+        point (`T -> 0` for a positive T is `T -> 0+`); else two-sided.
+
+        The limit variable itself carries no sign: at a point outside the
+        declared domain (a positive x, x -> -1) the function's own values
+        near that point decide, not the declaration.
+        """
+        if cmp.op != "->":
+            return cmp.op[-1]
+        decl = self.scope.symbols.get(cmp.left.name)
+        if decl is not None and pt == 0:
+            if decl.is_nonnegative:
+                return "+"
+            if decl.is_nonpositive:
+                return "-"
+        return "+-"
 
     def calculus_call(self, node: S.Call):
         from .terms.objects import Extremum
@@ -332,16 +386,20 @@ class Elaborator:
         if not isinstance(cmp.left, S.Name):
             raise error("expected a variable name", cmp.left.span, code="E-calculus")
         if f == "limit":
-            if cmp.op != "->":
+            if cmp.op not in ("->", "->+", "->-"):
                 raise error("write `limit(f, x -> a)`", cmp.span, code="E-calculus")
-            x = self.bind_real(cmp.left)
+            x = self.bind_real(cmp.left, signed=False)
             self.bound.append({cmp.left.name: x})
             try:
                 body = self.expr(args[0])
             finally:
                 self.bound.pop()
             pt = self.expr(cmp.right)
-            return sympy.Limit(body, x, pt, dir="+-") if pt.is_finite else sympy.Limit(body, x, pt)
+            if not pt.is_finite:
+                if cmp.op != "->":
+                    raise error("a limit at infinity has one side only: write `x -> oo`", cmp.span, code="E-calculus")
+                return sympy.Limit(body, x, pt)
+            return sympy.Limit(body, x, pt, dir=self._side(cmp, pt))
         if cmp.op != "in" or not isinstance(cmp.right, S.Vector) or len(cmp.right.items) != 2:
             raise error(f"write `{f}(f, x in [a, b])`", cmp.span, code="E-calculus")
         a, b = (self.expr(v) for v in cmp.right.items)

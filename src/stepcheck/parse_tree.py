@@ -343,6 +343,10 @@ class AstBuilder(Transformer):
     def arrow_arg(self, meta, ch):
         return S.Compare("->", ch[0], ch[1], self.span(meta))
 
+    def arrow_side_arg(self, meta, ch):
+        side = "+" if str(ch[2]).endswith("+") else "-"
+        return S.Compare("->" + side, ch[0], ch[1], self.span(meta))
+
     def in_arg(self, meta, ch):
         return S.Compare("in", ch[0], ch[1], self.span(meta))
 

@@ -113,10 +113,14 @@ def _link_tail(link: LinkResult, why: bool) -> list[tuple[str, list[str]]]:
     parts = []
     if link.rules:
         parts.append(("rules:", list(link.rules)))
-    if link.uses:
-        parts.append(("uses:", [format_use(u, why=why) for u in link.uses]))
+    uses = [u for u in link.uses if u.kind != "domain"]
+    where = [u for u in link.uses if u.kind == "domain"]
+    if uses:
+        parts.append(("uses:", [format_use(u, why=why) for u in uses]))
     elif link.status == HOLDS:
         parts.append(("uses:", ["nothing"]))
+    if where:
+        parts.append(("where:", [u.label for u in where]))
     if link.missing:
         parts.append(("missing:", list(link.missing)))
     return parts

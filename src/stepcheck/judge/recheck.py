@@ -197,8 +197,15 @@ class Recheck:
             v = (maximum if kind.name == "max" else minimum)(body, var, sympy.Interval(a, b))
         except (NotImplementedError, ValueError, TypeError) as e:
             raise Unconfirmed(f"sympy cannot find this extremum ({type(e).__name__})") from e
-        if not v.is_number:
+        if not v.is_number or not v.is_finite:
             raise Unconfirmed("the extremum does not evaluate to a number")
+        # sympy gives the supremum / infimum: a max or min must be attained at a point of the interval
+        try:
+            at = sympy.solveset(body - v, var, sympy.Interval(a, b))
+        except (NotImplementedError, ValueError, TypeError) as e:
+            raise Unconfirmed("cannot tell whether the extremum is attained") from e
+        if not (isinstance(at, sympy.FiniteSet) and len(at) > 0) and not isinstance(at, sympy.Interval):
+            raise Unconfirmed(f"the {'supremum' if kind.name == 'max' else 'infimum'} {v} is not shown to be attained")
         return v
 
     # ---------------------------------------------------------- evaluation

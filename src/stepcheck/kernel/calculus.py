@@ -213,6 +213,8 @@ def bounds(x, domain, used: set) -> Iv:
         # a finite sum of terms of known sign (possibly empty)
         body = x.args[0] if isinstance(x, DSum) else x.function
         bi = bounds(body, domain, used)
+        if bi.positive() and isinstance(x, sympy.Sum) and _nonempty(x.limits, domain, used):
+            return Iv(sympy.Integer(0), oo, True, True)
         if bi.nonnegative():
             return Iv(sympy.Integer(0), oo, False, True)
         if bi.nonpositive():
@@ -224,6 +226,20 @@ def bounds(x, domain, used: set) -> Iv:
             return Iv(sympy.Integer(0), oo, False, True)
         return REALS
     raise KernelLimit(f"cannot bound {type(x).__name__}")
+
+
+def _nonempty(limits, domain, used) -> bool:
+    """Whether every range lo..hi of a sum has a member (hi - lo + 1 >= 1 for integers), outermost first."""
+    for _, lo, hi in limits:
+        size = hi - lo + 1
+        if size.free_symbols & {v for v, _, _ in limits}:
+            return False  # an inner range that depends on an outer index: not decided here
+        try:
+            if not (size.is_integer and bounds(size, domain, used).positive()):
+                return False
+        except KernelLimit:
+            return False
+    return True
 
 
 def _abs_iv(a: Iv) -> Iv:
@@ -343,12 +359,19 @@ def _cached(cache: dict, key, fn):
     return val
 
 
-def take_limit(f, x, a):
-    """sympy.limit with x-free opaque atoms replaced by constants of known sign (cached)."""
-    return _cached(_LIMITS, (f, x, a), lambda: _take_limit(f, x, a))
+def take_limit(f, x, a, side: str = "+-"):
+    """sympy.limit with x-free opaque atoms replaced by constants of known sign (cached).
+
+    ``side``: ``"+-"`` (two-sided: both one-sided limits exist and agree),
+    ``"+"`` or ``"-"``; ignored at infinity.  A two-sided limit whose sides
+    differ, or that sympy cannot take, is a KernelLimit (not proved).
+    """
+    if not a.is_finite:
+        side = "-" if a == sympy.oo else "+"
+    return _cached(_LIMITS, (f, x, a, side), lambda: _take_limit(f, x, a, side))
 
 
-def _take_limit(f, x, a):
+def _take_limit(f, x, a, side):
     reps = {}
     for atom in f.atoms(DSum, E, sympy.Sum):
         if x in atom.free_symbols:
@@ -366,7 +389,7 @@ def _take_limit(f, x, a):
             reps[atom] = Dummy("c", real=True)
     g = f.xreplace(reps)
     try:
-        r = sympy.limit(g, x, a)
+        r = _one_limit(g, x, a, side)
     except (NotImplementedError, ValueError, TypeError) as e:
         raise KernelLimit(f"sympy could not take this limit ({type(e).__name__})")
     if r.has(sympy.Limit, sympy.AccumBounds, sympy.nan, sympy.zoo):
@@ -375,9 +398,42 @@ def _take_limit(f, x, a):
     return r.xreplace(back)
 
 
+def _one_limit(g, x, a, side):
+    if side != "+-" or not a.is_finite:
+        return sympy.limit(g, x, a, side if a.is_finite else "+")
+    right, left = sympy.limit(g, x, a, "+"), sympy.limit(g, x, a, "-")
+    for r in (right, left):
+        if r.has(sympy.Limit, sympy.AccumBounds, sympy.nan, sympy.zoo):
+            raise KernelLimit("the limit could not be determined")
+    if right != left:
+        if (right - left).equals(0) is not True:
+            raise KernelLimit(f"the one-sided limits differ (from the left {left}, from the right {right}): "
+                              "the two-sided limit does not exist")
+    return right
+
+
 def extremum(f, x, a, b, kind: str):
     """max / min / argmax / argmin of f over x in [a, b] (exact, cached), or KernelLimit."""
     return _cached(_EXTREMA, (f, x, a, b, kind), lambda: _extremum(f, x, a, b, kind))
+
+
+def _candidates(f, x, I) -> list:
+    """The points of ``I`` where an extremum of a smooth ``f`` can be: finite ends, zeros of f', and points
+    where f' is undefined (f = x^(2/3) at 0).  KernelLimit when they cannot be listed exactly."""
+    df = sympy.diff(f, x)
+    if df == 0 or not df.has(x) and df.is_zero:
+        return sorted({e for e in (I.inf, I.sup) if e.is_finite}, key=float)  # a constant: attained everywhere
+    crit = sympy.solveset(df, x, I)
+    try:
+        smooth = sympy.calculus.util.continuous_domain(df, x, I)
+    except (NotImplementedError, ValueError, TypeError):
+        raise KernelLimit("the derivative's domain could not be established")
+    rough = sympy.Complement(I, smooth)
+    for part in (crit, rough):
+        if not isinstance(part, sympy.FiniteSet) and part != sympy.EmptySet:
+            raise KernelLimit("the critical points could not be listed exactly")
+    ends = {e for e in (I.inf, I.sup) if e.is_finite}
+    return sorted(set(crit) | set(rough) | ends, key=lambda v: float(v))
 
 
 def _extremum(f, x, a, b, kind: str):
@@ -395,17 +451,13 @@ def _extremum(f, x, a, b, kind: str):
         raise KernelLimit("continuity on the interval could not be established")
     if dom != I:
         raise KernelLimit("the function is not continuous on the whole interval")
-    df = sympy.diff(f, x)
-    crit = sympy.solveset(df, x, I)
-    if not isinstance(crit, sympy.FiniteSet):
-        raise KernelLimit("the critical points could not be listed exactly")
     # points where f is not differentiable are candidates too (|x| ...)
     if f.has(Abs, sympy.Max, sympy.Min, sympy.Piecewise):
         raise KernelLimit("non-smooth functions are not supported for extrema")
-    pts = sorted(set(crit) | {a, b}, key=lambda v: float(v))
-    vals = [(f.xreplace({x: p}), p) for p in pts]
+    pts = _candidates(f, x, I)
     best = None
-    for v, p in vals:
+    for p in pts:
+        v = f.xreplace({x: p})
         if not v.is_number:
             raise KernelLimit("a candidate value is not a number")
         if best is None:
@@ -418,6 +470,26 @@ def _extremum(f, x, a, b, kind: str):
             best = [(v, p)]
         elif c == 0:
             best.append((v, p))
+    # an infinite end is not a point of the interval: its limit bounds the values, it is never attained
+    for end in (a, b):
+        if end.is_finite:
+            continue
+        try:
+            lim = sympy.limit(f, x, end)
+        except (NotImplementedError, ValueError, TypeError):
+            raise KernelLimit("the behaviour at an infinite end could not be determined")
+        if lim.has(sympy.Limit, sympy.nan, sympy.zoo):
+            raise KernelLimit("the behaviour at an infinite end could not be determined")
+        if best is None:
+            raise KernelLimit("no point of the interval attains the extremum")
+        c = _cmp(lim, best[0][0]) if not lim.has(sympy.AccumBounds) else None
+        if c is None:
+            raise KernelLimit("the values near an infinite end could not be compared with the candidates")
+        if (c > 0 and kind in ("max", "argmax")) or (c < 0 and kind in ("min", "argmin")):
+            raise KernelLimit(f"the {'supremum' if kind.endswith('max') else 'infimum'} is approached at "
+                              f"{end} but not attained: there is no {kind[-3:]}imum")
+    if best is None:
+        raise KernelLimit("no point of the interval attains the extremum")
     if kind in ("max", "min"):
         return best[0][0]
     if len(best) != 1:

@@ -189,8 +189,10 @@ class Normalizer:
             return r
         if self.decls.is_rv(x):
             r = frozenset([x])
-        elif isinstance(x, _PROB) or isinstance(x, DSum) or not x.args:
+        elif isinstance(x, _PROB) or not x.args:
             r = frozenset()
+        elif isinstance(x, DSum):  # a sum of random summands is random (1/Σ x_i^2 is no constant)
+            r = self.rvs(x.args[0])
         else:
             r = frozenset().union(*(self.rvs(a) for a in x.args))
         self._rv_cache[x] = r
@@ -200,7 +202,7 @@ class Normalizer:
     def terms(self, x) -> list[Term]:
         self.deadline.check()
         if not x.has(Sum, Product, *_PROB, KroneckerDelta, Derivative, Limit, Extremum):
-            return [Term(x)]
+            return [Term(_expand_logs(x) if x.has(sympy.log) else x)]
         if isinstance(x, Add):
             out = []
             for a in x.args:
@@ -251,8 +253,8 @@ class Normalizer:
             return self.terms(sympy.diff(x.expr, *x.variables))
         if isinstance(x, Limit):
             self.trace.rules.add("calculus")
-            f, var, pt = x.args[0], x.args[1], x.args[2]
-            return [Term(calculus.take_limit(self.expr(f), var, self.expr(pt)))]
+            f, var, pt, side = x.args
+            return [Term(calculus.take_limit(self.expr(f), var, self.expr(pt), str(side)))]
         if isinstance(x, Extremum):
             self.trace.rules.add("calculus")
             f, var, a, b, kind = x.args
@@ -262,7 +264,8 @@ class Normalizer:
         # any other function: normalise its arguments
         if self.rvs(x):
             return [Term(x)]
-        return [Term(x.func(*[self.opaque(a) for a in x.args]))]
+        y = x.func(*[self.opaque(a) for a in x.args])
+        return [Term(_expand_logs(y) if isinstance(y, sympy.log) else y)]
 
     def _check_size(self, ts):
         if len(ts) > self.limits.max_terms:
@@ -321,6 +324,10 @@ class Normalizer:
             body = inner
         else:
             i, lo, hi = limits[0]
+        if (lo.free_symbols | hi.free_symbols) & {b for b, _, _ in self.enclosing}:
+            # a triangular sum (Σ_a Σ_{b<=a}): the terms' rectangular bounds would lose the inner range's
+            # dependence on the outer index, so such sums are not normalised (unless unrolled above them)
+            raise KernelLimit("a sum whose range depends on an enclosing summation index is not supported yet")
         # small concrete sums are unrolled: their indices are literals
         if lo.is_Integer and hi.is_Integer:
             n = int(hi) - int(lo) + 1
@@ -385,7 +392,21 @@ class Normalizer:
         whole = Mul(*factors)
         # merge powers of the same variable written apart (q_i q_i -> q_i^2)
         fvars = [self.rvs(f) for f in factors]
-        allv = sorted(frozenset().union(*fvars), key=sympy.default_sort_key)
+        # a factor that depends on a whole family (Σ_b exp(x_b), max(x)) is linked to every member of it
+        wholes = {v: w for vs in fvars for v in vs if (w := self._whole(v, bounds)) is not None}
+        if wholes:
+            bases = set(wholes.values())
+            fvars = [frozenset(("family", wholes[v]) if v in wholes else v for v in vs)
+                     | {("family", v.base) for v in vs if isinstance(v, Indexed) and v.base in bases}
+                     for vs in fvars]
+            for fact in self.indep:
+                if all(b.label.name in fact.families for b in bases):
+                    break
+            else:
+                return E(whole)
+        allv = sorted((v for v in frozenset().union(*fvars) if not isinstance(v, tuple)), key=sympy.default_sort_key)
+        if wholes and len(allv) < 2:
+            allv = allv + [v for v in wholes][:2 - len(allv)]
         # every pair of variables must be known identical or known distinct
         for x, y in itertools.combinations(allv, 2):
             if self.same_var(x, y, bounds) is None:
@@ -397,7 +418,8 @@ class Normalizer:
         if len(groups) < 2:
             return E(whole)
         for fact in self.indep:
-            if self.covers(fact, allv, bounds):
+            if self.covers(fact, [v for v in allv if v not in wholes], bounds) and \
+                    all(w.label.name in fact.families for w in wholes.values()):
                 self.trace.rules.add("factorization")
                 weak = ""
                 if len(allv) == 2 and all(f in allv for f in factors) and len(factors) == 2:
@@ -405,6 +427,18 @@ class Normalizer:
                 self.trace.indep.setdefault(fact.label, set()).add(weak)
                 return Mul(*[E(Mul(*g)) for g in groups])
         return E(whole)
+
+    def _whole(self, v, bounds):
+        """The family (an IndexedBase) that ``v`` stands for as a whole, or None: ``max(x)``, or a member
+        ``x_b`` whose index is bound inside a sum within the factor (not a free or enclosing index)."""
+        if isinstance(v, FamilyExtremum):
+            return v.args[0]
+        if isinstance(v, Indexed):
+            for a in v.indices:
+                if a.is_Symbol and a not in self.free and self._bound_range(a, bounds) is None \
+                        and a not in self.decls.index_ranges:
+                    return v.base
+        return None
 
     def _weak_text(self, pair) -> str:
         """`uncorrelated(q_i, k_i)`; bound indices get readable names: `(x_i, x_j) for i ≠ j`."""
@@ -612,6 +646,12 @@ class Normalizer:
         ranges = {(lo, hi) for (_, lo, hi) in keep}
         excl = sorted({f for (lo, hi) in ranges for f in self.known(lo, hi)}, key=sympy.default_sort_key)
         return coeff * DSum(best[1], best[2], Tuple(*excl))
+
+
+def _expand_logs(x):
+    """log(a b) = log a + log b and log(a^k) = k log a, only where sympy knows the factors positive
+    (``force=False``): for a real y, log(y^2) stays as it is (it is 2 log|y|)."""
+    return sympy.expand_log(x, force=False)
 
 
 def _fresh(name: str, taken) -> Dummy:

@@ -72,6 +72,9 @@ def free_indices(exprs, decls: Decls) -> list:
     return sorted(out, key=lambda s: s.name)
 
 
+_INFINITE = (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
+
+
 class LinkProver:
     def __init__(self, decls: Decls, facts: dict, limits: Limits | None = None):
         """``facts``: label -> list of IndepFact / EqFact."""
@@ -106,7 +109,7 @@ class LinkProver:
                 # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
                 g = -d if rel in ("<", "<=") else d
                 ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
-                ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=_refined_domain(ineqs))
+                ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=refined_domain(ineqs))
                 if ok:
                     trace.rules.add("inequality")
                     trace.signs |= signs
@@ -121,7 +124,14 @@ class LinkProver:
     def normal_difference(self, nz: Normalizer, lhs, rhs, eqs) -> sympy.Expr:
         if eqs:
             nz.reducer = lambda n, ts: self.reduce_terms(n, ts, eqs)
-        ts = nz.terms(lhs) + [Term(-t.coeff, t.bounds) for t in nz.terms(rhs)]
+        lt, rt = nz.terms(lhs), nz.terms(rhs)
+        if any(t.coeff.has(*_INFINITE) for t in lt + rt):
+            # oo - oo is not 0: infinite values (limits) are compared as values, never subtracted
+            nl, nr = nz.collect(lt), nz.collect(rt)
+            if nl == nr and nl in _INFINITE[:2]:
+                return Integer(0)
+            raise KernelLimit("an infinite value on one side: only equal infinities are compared")
+        ts = lt + [Term(-t.coeff, t.bounds) for t in rt]
         d = self.reduce_terms(nz, ts, eqs)
         if d != 0 and d.has(sympy.Pow):
             n, _ = sympy.fraction(sympy.together(d))
@@ -240,7 +250,7 @@ class LinkProver:
                      indep_forms={lab: frozenset(f) for lab, f in a.trace.indep.items()})
 
 
-def _refined_domain(ineqs):
+def refined_domain(ineqs):
     """Symbol domains narrowed by facts such as `x > 0` (used by inequality proofs)."""
     refined = {}
     for f in ineqs:
@@ -266,59 +276,3 @@ def _refined_domain(ineqs):
 
 
 _as_expr = as_expr  # one definition, in terms.objects
-
-
-def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
-                      cache: dict | None = None) -> list[str] | None:
-    """Labels whose facts contradict each other (None when no contradiction is seen).
-
-    Looks for equation facts that generate the unit ideal (e.g. Var(X) = 1 and
-    Var(X) = 2), and for a variance, second moment or SD set to a negative
-    number.  ``cache``: a dict the caller keeps while its facts live (one per
-    checked file), so each fact is normalised once per set of independence
-    facts across repeated checks; it is keyed on the fact objects, not id().
-    """
-    from ..terms.objects import SD, Var
-
-    cache = {} if cache is None else cache
-    labels = list(facts)
-    indep = [f for lab in labels for f in facts[lab] if isinstance(f, IndepFact)]
-    nz = Normalizer(decls, indep, (), frozenset(), limits)
-    # one small number per set of independence facts (hashing the whole tuple once per call)
-    ikeys = cache.setdefault("indep-sets", {})
-    ikey = ikeys.setdefault(tuple(indep), len(ikeys))
-    polys, owners = [], []
-    for lab in labels:
-        for f in facts[lab]:
-            if not isinstance(f, EqFact):
-                continue
-            for side, other in ((_as_expr(f.lhs), _as_expr(f.rhs)), (_as_expr(f.rhs), _as_expr(f.lhs))):
-                if isinstance(side, (Var, SD)) or (isinstance(side, E) and isinstance(side.args[0], sympy.Pow)
-                                                     and side.args[0].exp.is_even):
-                    if other.is_extended_negative:
-                        return [lab]
-            # a fact's normal form is computed once per set of independence facts
-            key = (f, ikey)
-            p = cache.get(key)
-            if p is None:
-                try:
-                    p = nz.expr(_as_expr(f.lhs) - _as_expr(f.rhs))
-                except KernelLimit:
-                    continue
-                cache[key] = p
-            polys.append(p)
-            owners.append(lab)
-    try:
-        from .reduce import basis_of
-        basis_of(polys)
-    except Inconsistent:
-        # find a small culprit set by dropping labels greedily
-        culprit = list(dict.fromkeys(owners))
-        for lab in list(culprit):
-            trial = [p for p, o in zip(polys, owners) if o in culprit and o != lab]
-            try:
-                basis_of(trial)
-            except Inconsistent:
-                culprit.remove(lab)
-        return culprit
-    return None

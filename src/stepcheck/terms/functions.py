@@ -52,6 +52,7 @@ class NamedFunction:
     numpy: str | None = None  # the numpy ufunc of the same function (Monte Carlo simulation)
     increasing: bool = False  # strictly increasing on its domain
     image: tuple | None = None  # (lo, hi): the infimum and supremum of its values
+    domain: str | None = None  # ">" / ">=": its first argument must be > 0 / >= 0 for a real value
     doc: str = ""
 
     def takes(self, n: int) -> bool:
@@ -92,11 +93,11 @@ def _table(*rows: NamedFunction) -> dict:
 
 #: name -> row, in the order the language reference lists them
 FUNCTIONS: dict[str, NamedFunction] = _table(
-    NamedFunction("sqrt", 1, sympy.sqrt, numpy="sqrt",
+    NamedFunction("sqrt", 1, sympy.sqrt, numpy="sqrt", domain=">=",
                   doc="square root (a power, x^(1/2), to every later stage)"),
     NamedFunction("exp", 1, sympy.exp, sympy.exp, numpy="exp", increasing=True, image=(0, oo),
                   doc="exponential (typst: e^x)"),
-    NamedFunction("log", (1, 2), sympy.log, sympy.log, numpy="log", increasing=True, image=(-oo, oo),
+    NamedFunction("log", (1, 2), sympy.log, sympy.log, numpy="log", increasing=True, image=(-oo, oo), domain=">",
                   doc="natural logarithm (`ln` is the same); log(x, b) is log(x)/log(b)"),
     NamedFunction("tanh", 1, sympy.tanh, sympy.tanh, typst="tanh", latex=r"\tanh", numpy="tanh",
                   increasing=True, image=(-1, 1), doc="hyperbolic tangent"),

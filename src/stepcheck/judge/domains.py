@@ -1,0 +1,55 @@
+"""Where a link's two sides are defined: the side conditions of a link that holds.
+
+The elaborator records, from the parse tree, where each written expression
+has a real value (``Elaborator.need``): a divisor is not 0, the argument of
+``log`` is positive, that of ``sqrt`` (or of a fractional power) is not
+negative.  sympy has already simplified ``y/y`` to 1, so a proof of
+``(y^2 - 4)/(y - 2) = y + 2`` holds only where ``y - 2 ≠ 0``.  A condition
+that the declared signs, index ranges or assumed inequalities give (a
+proof of ``y^2 + 1 > 0``) is discharged; the others are reported with the
+link as implicit uses, ``where y - 2 ≠ 0``, never dropped.
+"""
+from __future__ import annotations
+
+from ..kernel.calculus import sign_proof
+from ..kernel.prove import refined_domain
+from ..terms.facts import IneqFact, KernelLimit
+from ..terms.printer import KernelPrinter
+
+_SHOW = KernelPrinter({"order": "lex"})  # `y - 2`, not `-2 + y`
+_TEXT = {"!=": "≠", ">": ">", ">=": "≥"}
+_DETAIL = {"!=": "a divisor (or a base raised to a negative power) must not be 0",
+           ">": "the argument of log (or a base raised to a symbolic power) must be positive",
+           ">=": "the argument of sqrt (or of a fractional power) must not be negative"}
+
+
+def discharged(x, rel: str, domain) -> bool:
+    """Whether ``x REL 0`` follows from the signs ``domain`` gives (no proof: False)."""
+    try:
+        if rel == "!=":
+            return sign_proof(x, True, domain)[0] or sign_proof(-x, True, domain)[0]
+        return sign_proof(x, rel == ">", domain)[0]
+    except (KernelLimit, ArithmeticError, ValueError, TypeError, AttributeError, NotImplementedError):
+        return False
+
+
+def undischarged(conds, facts: dict) -> list[tuple[str, str]]:
+    """(text, why) of each condition ``(x, rel)`` not discharged by declared signs and assumed inequalities."""
+    ineqs = [f for fs in facts.values() for f in fs if isinstance(f, IneqFact)]
+    domain = refined_domain(ineqs)
+    out = []
+    for x, rel in conds:
+        if not discharged(x, rel, domain):
+            out.append((_text(x, rel), _DETAIL[rel]))
+    return out
+
+
+def _text(x, rel: str) -> str:
+    """``y - 2 ≠ 0`` as ``y ≠ 2`` when one side is a number: the way a person writes it."""
+    import sympy
+
+    const = sum((t for t in sympy.Add.make_args(x) if t.is_number), sympy.Integer(0))
+    rest = x - const
+    if const != 0 and rest.is_Symbol or (const != 0 and isinstance(rest, sympy.Indexed)):
+        return f"{_SHOW.doprint(rest)} {_TEXT[rel]} {_SHOW.doprint(-const)}"
+    return f"{_SHOW.doprint(x)} {_TEXT[rel]} 0"

@@ -1,0 +1,154 @@
+"""Are the assumptions satisfiable at all?  Contradictions found before any step is checked.
+
+From contradictory facts every claim follows, so the checker asks this
+first and counts no step as verified from a contradictory set.  Two kinds
+of contradiction are seen:
+
+* **equations**: the equation facts generate the unit ideal (``Var(X) = 1``
+  and ``Var(X) = 2``; an assumed moment against a declared law's own);
+* **moment inequalities** that every distribution satisfies, evaluated
+  modulo the equation facts: a variance, a second moment or an SD is never
+  negative (``E[g^2] >= E[g]^2`` for every random ``g`` the facts mention,
+  so ``E[X^4] >= E[X^2]^2`` too), and Cauchy--Schwarz, ``Cov(g, h)^2 <=
+  Var(g) Var(h)`` and ``E[g h]^2 <= E[g^2] E[h^2]``, for every pair.
+
+Only a *number* (or an expression sympy proves negative from declared
+signs) below zero counts: a bound that stays symbolic is no contradiction.
+Not finding one is no proof of consistency.
+"""
+from __future__ import annotations
+
+import itertools
+
+import sympy
+
+from ..terms.facts import Decls, EqFact, IndepFact, KernelLimit, Limits
+from ..terms.objects import SD, Cov, E, Var, as_expr
+from ..terms.printer import show
+from .normal import Normalizer
+from .reduce import Inconsistent, basis_of, reduce_modulo
+
+MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
+MAX_PAIRS_OF = 10
+
+
+class Contradiction(list):
+    """The labels of a contradictory set of assumptions (a list), with the ``reason`` in words."""
+
+    def __init__(self, labels, reason: str):
+        super().__init__(labels)
+        self.reason = reason
+
+
+def _quantities(nz: Normalizer, exprs) -> list:
+    """The random quantities the facts take moments of: E[g], Var(g), SD(g), Cov(g, h), and h for E[h^(2k)]."""
+    found = []
+
+    def add(g):
+        if g not in found and nz.rvs(g):
+            found.append(g)
+
+    for x in exprs:
+        for a in sorted(x.atoms(E, Var, SD, Cov), key=sympy.default_sort_key):
+            for g in a.args:
+                add(g)
+                if isinstance(g, sympy.Pow) and g.exp.is_Integer and g.exp.is_even:
+                    add(g.base ** (g.exp // 2))
+    return found[:MAX_QUANTITIES]
+
+
+def _negative(x) -> bool:
+    return bool(x.is_number and x.is_extended_real and x < 0) or x.is_extended_negative is True
+
+
+def _inequalities(quantities):
+    """(quantity that is >= 0 for every distribution, the inequality in words)."""
+    for g in quantities:
+        yield Var(g), "a variance is never negative"
+        yield E(g ** 2), "a second moment is never negative"
+    for g, h in itertools.combinations(quantities[:MAX_PAIRS_OF], 2):
+        yield Var(g) * Var(h) - Cov(g, h) ** 2, "Cauchy-Schwarz: Cov(g, h)^2 <= Var(g) Var(h)"
+        yield E(g ** 2) * E(h ** 2) - E(g * h) ** 2, "Cauchy-Schwarz: E[g h]^2 <= E[g^2] E[h^2]"
+
+
+def _violated(nz: Normalizer, quantities, polys) -> str | None:
+    for q, why in _inequalities(quantities):
+        try:
+            r = reduce_modulo(nz.expr(q), polys)
+        except KernelLimit:
+            return None
+        if _negative(r):
+            return f"{why}, but they give {show(q)} = {show(r)}"
+    return None
+
+
+def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
+                      cache: dict | None = None) -> Contradiction | None:
+    """The labels whose facts contradict each other, with the reason (None when none is seen).
+
+    ``cache``: a dict the caller keeps while its facts live (one per checked
+    file), so each fact is normalised once per set of independence facts
+    across repeated checks; it is keyed on the fact objects, not id().
+    """
+    cache = {} if cache is None else cache
+    labels = list(facts)
+    indep = [f for lab in labels for f in facts[lab] if isinstance(f, IndepFact)]
+    nz = Normalizer(decls, indep, (), frozenset(), limits)
+    ikeys = cache.setdefault("indep-sets", {})
+    ikey = ikeys.setdefault(tuple(indep), len(ikeys))
+    polys, owners, exprs = [], [], []
+    for lab in labels:
+        for f in facts[lab]:
+            if not isinstance(f, EqFact):
+                continue
+            lhs, rhs = as_expr(f.lhs), as_expr(f.rhs)
+            exprs.append((lab, lhs - rhs))
+            for side, other in ((lhs, rhs), (rhs, lhs)):
+                if isinstance(side, (Var, SD)) or (isinstance(side, E) and isinstance(side.args[0], sympy.Pow)
+                                                     and side.args[0].exp.is_even):
+                    if other.is_extended_negative:
+                        return Contradiction([lab], f"{show(side)} is never negative, but `{lab}` sets it to {show(other)}")
+            key = (f, ikey)  # a fact's normal form is computed once per set of independence facts
+            p = cache.get(key)
+            if p is None:
+                try:
+                    p = nz.expr(lhs - rhs)
+                except KernelLimit:
+                    continue
+                cache[key] = p
+            polys.append(p)
+            owners.append(lab)
+    try:
+        basis_of(polys)
+    except Inconsistent:
+        return Contradiction(_minimal(owners, lambda keep: _unit([p for p, o in zip(polys, owners) if o in keep])),
+                             "these equations have no common solution")
+    quantities = _quantities(nz, [x for _, x in exprs])
+    why = _violated(nz, quantities, polys) if quantities else None
+    if why is None:
+        return None
+
+    def still(keep):
+        kept = [p for p, o in zip(polys, owners) if o in keep]
+        qs = _quantities(nz, [x for lab, x in exprs if lab in keep])
+        return _violated(nz, qs, kept) is not None
+
+    return Contradiction(_minimal(owners, still), why)
+
+
+def _unit(polys) -> bool:
+    try:
+        basis_of(polys)
+    except Inconsistent:
+        return True
+    return False
+
+
+def _minimal(owners, contradictory) -> list:
+    """A small culprit set: drop labels greedily while the rest stays contradictory."""
+    culprit = list(dict.fromkeys(owners))
+    for lab in list(culprit):
+        trial = [c for c in culprit if c != lab]
+        if trial and contradictory(set(trial)):
+            culprit.remove(lab)
+    return culprit
