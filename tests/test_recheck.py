@@ -312,3 +312,23 @@ def test_no_cross_check_count_when_switched_off():
 
     rep = check_text("random X\nstep a: E[2 X] = 2 E[X]\n", cross_check=False)
     assert rep.cross_checks() == (0, 0) and "cross-checked" not in summary_line(rep)
+
+
+# ---------------------------------------------------------------- pointwise cross-check (limits, diff, extrema)
+def test_pointwise_cross_check_catches_a_wrong_derivative_and_passes_a_right_one():
+    import sympy as sp
+
+    from stepcheck.judge.pointwise import pointwise_check
+    from stepcheck.terms.facts import Decls
+
+    x = sp.Symbol("x", real=True)
+    t = sp.Symbol("T", positive=True)
+    decls = Decls(set(), set(), {})
+    done, bad = pointwise_check(decls, sp.Derivative(x**3, x), 3 * x**2 + 1, "=", {}, seed=1)
+    assert bad is not None and bad[1] - bad[2] == -1
+    done, bad = pointwise_check(decls, sp.Derivative(x**3, x), 3 * x**2, "=", {}, seed=1)
+    assert bad is None and done > 0
+    h = sp.Dummy("h", real=True)
+    lim = sp.Limit((sp.exp(t * h) - 1) / h, h, 0, "+-")
+    assert pointwise_check(decls, lim, t, "=", {}, seed=2)[1] is None
+    assert pointwise_check(decls, lim, 2 * t, "=", {}, seed=2)[1] is not None

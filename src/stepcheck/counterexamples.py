@@ -17,9 +17,9 @@ from __future__ import annotations
 import time
 
 from .errors import Diagnostic, StepError, error
-from .judge import KERNEL, WITNESS, Verdict, settle, settle_step
+from .judge import KERNEL, UNDECIDED, WITNESS, Verdict, settle, settle_step
 from .judge.attribution import attribute
-from .judge.refuters import _distributions, _seed, confirm_model
+from .judge.refuters import _distributions, _seed, confirm_model, cross_check
 from .results import FAILS, HOLDS, UNKNOWN, LinkResult, StepResult, Use
 
 REFUTE_SECONDS = 4.0  # search for a `refute` (at least; 80 % of a longer --timeout; within the link's deadline)
@@ -82,7 +82,18 @@ def refute_step(checker, st) -> StepResult:
     t0 = time.perf_counter()
     deadline = checker.deadline()
     out = attribute(checker.prover, lhs, rhs, labels, "=", deadline)
+    cc = cross_check(state, checker.prover.decls, lhs, rhs, out.used, "=", (lr.lhs, lr.rhs, 1), deadline) \
+        if out.holds and checker.options.cross_check else None
+    if cc is not None and cc.disagrees:  # the kernel's proof is refuted: the refutation is undecided
+        settle(lr, UNDECIDED)
+        settle_step(res)
+        lr.message, lr.counterexample, lr.cross_checked = cc.message, cc.model, False
+        checker.rep.diagnostics.append(Diagnostic(
+            "error", cc.message, lr.span, "proved by the kernel, refuted by a model", notes=cc.notes,
+            help="this is a bug in stepcheck: please report it with this file", code="E-internal-soundness"))
+        return res
     if out.holds:
+        lr.cross_checked = cc.models > 0 if cc is not None else None
         settle(lr, Verdict(FAILS, KERNEL))
         settle_step(res)
         lr.rules = list(out.rules)

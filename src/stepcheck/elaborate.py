@@ -106,6 +106,7 @@ class Elaborator:
         #: where the expressions read so far are defined: (expr, rel) with rel "!=", ">" or ">=" (against 0),
         #: e.g. (y - 2, "!=") for a division by y - 2 (see :meth:`need`)
         self.conditions: list[tuple] = []
+        self.bound_ranges: dict = {}  # summation index (a Dummy) -> (lo, hi, span of the sum)
 
     def need(self, x, rel: str):
         """Record that the expression being read is defined (real) only where ``x REL 0``.
@@ -210,6 +211,18 @@ class Elaborator:
             if lo_ok == sympy.false or hi_ok == sympy.false:
                 raise error(f"index {iv} is outside the range of `{name}`", span, "out of range",
                             notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}"], code="E-range")
+            return
+        if iv in self.bound_ranges:
+            # a summation index must stay inside the family: sum(i=1..n+1, x_i) would invent x_{n+1}
+            lo, hi, sum_span = self.bound_ranges[iv]
+            outside = sympy.Lt(lo, fam.lo) == sympy.true or sympy.Gt(hi, fam.hi) == sympy.true
+            empty = sympy.Lt(hi, lo) == sympy.true
+            if outside and not empty:
+                raise error(f"the sum runs over {iv.name} in {lo}..{hi}, past the range of `{name}`",
+                            span, "out of range",
+                            notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}; a sum past it would "
+                                   "invent members"],
+                            help=f"sum over a range inside {fam.lo}..{fam.hi}", code="E-range")
             return
         if iv.is_Symbol and iv in self.scope.index_ranges:
             lo, hi = self.scope.index_ranges[iv]
@@ -479,6 +492,7 @@ class Elaborator:
                                 code="E-index")
         d = Dummy(node.var.name, integer=True)
         self.bound.append({node.var.name: d})
+        self.bound_ranges[d] = (lo, hi, node.span)
         try:
             body = self.expr(node.body)
         finally:

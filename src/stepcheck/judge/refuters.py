@@ -196,11 +196,27 @@ def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) ->
         done, found = disagreement(hit if reused else draw())
         if found is None and reused and done == 0:
             done, found = disagreement(draw())
+        if found is None and done == 0:  # limits, derivatives, extrema: exact values at concrete points
+            done, found = _pointwise(decls, lhs, rhs, rel, facts, seed_parts)
         return found if found is not None else CrossCheck(False, None, [], models=done)
     except ModelError:
         return CrossCheck(False, None, [])
     except Exception as e:  # noqa: BLE001 - never turn a bug here into a verdict
         return CrossCheck(False, f"the soundness cross-check could not run: {type(e).__name__}: {e}", [])
+
+
+def _pointwise(decls, lhs, rhs, rel, facts, seed_parts):
+    from .pointwise import pointwise_check
+
+    done, bad = pointwise_check(decls, lhs, rhs, rel, facts, _seed(*seed_parts))
+    if bad is None:
+        return done, None
+    p, lv, rv = bad
+    at = ", ".join(f"{s} = {v}" for s, v in sorted(p.values.items(), key=lambda kv: str(kv[0])))
+    notes = [f"at {at or 'any point'}" + (f" (families: pattern {p.pattern})" if p.pattern is not None else ""),
+             f"there the left side is {lv} and the right side {rv} (evaluated exactly)"]
+    msg = "internal soundness error: the kernel accepted this link, but it fails at a concrete point"
+    return done, CrossCheck(True, msg, notes, at)
 
 
 def _soundness_error(decls, model, env, lv, rv, facts) -> CrossCheck:

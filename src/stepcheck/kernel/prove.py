@@ -19,7 +19,7 @@ from sympy import Indexed, Integer
 from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
-from ..terms.objects import DSum, E, as_expr
+from ..terms.objects import DSum, as_expr
 from .reduce import Inconsistent, has_atoms, reduce_modulo
 
 

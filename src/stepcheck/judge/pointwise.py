@@ -1,0 +1,84 @@
+"""The cross-check of deterministic links at concrete points, for what finite models cannot evaluate.
+
+The soundness cross-check (:func:`.refuters.cross_check`) evaluates an
+accepted link on random finite models of its facts; the models' evaluator
+takes no limit, derivative or extremum over an interval.  A link without
+random quantities is then evaluated here instead, at a few concrete points
+(dimensions 2 and 3, small rationals of the declared signs for the reals,
+two patterns for deterministic families), exactly, by :mod:`.recheck`'s own
+evaluator (sympy's ``diff``, ``limit`` and ``maximum``, never the kernel's
+normal forms).  A point where a used fact does not hold exactly, or where a
+side cannot be evaluated (outside its domain: ``y - 2 = 0``), is skipped; a
+point where the relation is proved violated is a soundness error.
+"""
+from __future__ import annotations
+
+import itertools
+import random
+
+from sympy import Integer, Rational
+
+from ..terms.facts import EqFact, IndepFact, IneqFact
+from .recheck import Point, Recheck, Unconfirmed, holds, violated
+
+MAX_POINTS = 8
+DIMS = (Integer(2), Integer(3))
+REALS = {"positive": (Rational(1, 3), Integer(1), Rational(5, 2)),
+         "nonnegative": (Integer(0), Rational(1, 2), Integer(2)),
+         "real": (Rational(-3, 2), Rational(-1, 3), Rational(1, 2), Integer(2))}
+
+
+def _choices(s, decls):
+    if s in decls.index_ranges:
+        return None  # an index: given a value once the dimensions are known
+    if s.is_integer and s.is_positive:
+        return DIMS
+    if s.is_positive:
+        return REALS["positive"]
+    if s.is_nonnegative:
+        return REALS["nonnegative"]
+    return REALS["real"]
+
+
+def points(lhs, rhs, decls, seed: int):
+    """Up to MAX_POINTS concrete points for the free deterministic symbols of the two sides."""
+    syms = sorted({s for x in (lhs, rhs) for s in x.free_symbols
+                   if s not in decls.random_symbols and not getattr(s, "is_Dummy", False)}, key=str)
+    plain = [s for s in syms if _choices(s, decls) is not None]
+    indices = [s for s in syms if s in decls.index_ranges]
+    combos = list(itertools.product(*[_choices(s, decls) for s in plain]))
+    rng = random.Random(seed)
+    rng.shuffle(combos)
+    for k, combo in enumerate(combos[:MAX_POINTS]):
+        values = dict(zip(plain, combo))
+        for i in indices:
+            lo, hi = (Integer(v) if isinstance(v, int) else v.xreplace(values) for v in decls.index_ranges[i])
+            if not (lo.is_Integer and hi.is_Integer) or hi < lo:
+                break
+            values[i] = Integer(rng.randint(int(lo), int(hi)))
+        else:
+            yield Point(values, {}, (), pattern=k % 2)
+
+
+def pointwise_check(decls, lhs, rhs, rel: str, facts: dict, seed: int):
+    """(points evaluated, None) or (_, (the point, lhs value, rhs value)) at the first disagreement."""
+    if any(isinstance(f, IndepFact) for fs in facts.values() for f in fs):
+        return 0, None
+    done = 0
+    for p in points(lhs, rhs, decls, seed):
+        rc = Recheck(p, decls.random_symbols, decls.random_families, complete=True)
+        try:
+            lv, rv = rc.value(lhs), rc.value(rhs)
+            if not all(rc.fact_holds(f, dict(decls.index_ranges)) for fs in facts.values() for f in fs
+                       if isinstance(f, (EqFact, IneqFact))):
+                continue
+        except Unconfirmed:
+            continue
+        except (RecursionError, ArithmeticError, TypeError, ValueError, AttributeError, NotImplementedError):
+            continue
+        d = lv - rv
+        if violated(d, rel):
+            return done, (p, lv, rv)
+        if holds(d, rel):
+            done += 1
+    return done, None
