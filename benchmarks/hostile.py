@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import argparse
 import glob
-import json
 import os
 import re
 import sys
 import time
 import traceback
 from dataclasses import dataclass, field
+
+from benchmarks.variants import print_summary, replace_block
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.join(REPO, "tests", "hostile")
@@ -191,7 +192,6 @@ def table_md(summary: dict) -> str:
 
 
 def write_doc(summary: dict, seconds: float) -> None:
-    from benchmarks.variants import replace_block
 
     replace_block(DOC, "hostile", f"Latest run (`python -m benchmarks.hostile --doc`, {seconds:.0f} s):\n\n"
                   + table_md(summary))
@@ -215,13 +215,7 @@ def main(argv=None) -> int:
                   flush=True)
     summary = summarise(results)
     seconds = time.perf_counter() - t0
-    if a.json:
-        json.dump(summary, sys.stdout, indent=1)
-        print()
-    else:
-        print(table_md(summary))
-        for p in summary["problems"]:
-            print(f"{p['file']}: " + "; ".join(p["problems"]))
+    print_summary(summary, a.json, table_md, lambda p: f"{p['file']}: " + "; ".join(p["problems"]))
     if a.doc and not a.paths:
         write_doc(summary, seconds)
     return 0 if summary["total"]["right"] == summary["total"]["cases"] else 1

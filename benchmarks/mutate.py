@@ -53,6 +53,7 @@ import sympy
 from sympy import Indexed, KroneckerDelta, Symbol
 
 from stepcheck import syntax as S
+from stepcheck.models.ranges import count, index_range, unit
 
 KINDS = ("constant", "sqrt", "exponent", "drop_term", "drop_factor", "sign", "index", "var_e", "relation",
          "assumption")
@@ -506,7 +507,7 @@ class Oracle:
 
     def _members(self, fam, values):
         f = self.scope.families[fam]
-        return [(fam, i) for i in range(self._ival(f.lo, values), self._ival(f.hi, values) + 1)]
+        return [(fam, i) for i in index_range(self._ival(f.lo, values), self._ival(f.hi, values))]
 
     def _key(self, x, values):
         if isinstance(x, Indexed):
@@ -517,7 +518,7 @@ class Oracle:
         ranges = []
         for s in free:
             lo, hi = self.scope.index_ranges[s]
-            ranges.append(range(self._ival(lo, values), self._ival(hi, values) + 1))
+            ranges.append(index_range(self._ival(lo, values), self._ival(hi, values)))
         for combo in itertools.product(*ranges):
             env = dict(zip(free, map(sympy.Integer, combo)))
             if any(env.get(a) is not None and env.get(a) == env.get(b) for a, b in distinct):
@@ -706,13 +707,15 @@ class Oracle:
             body, limits = x.function, list(x.limits)
             var, lo, hi = limits[-1]  # the outermost bound first
             a, b = self._ival(lo, values), self._ival(hi, values)
-            if b - a > 40:
+            if count(a, b) > 41:
                 raise Undecided("sum too long")
             vals = []
-            for i in range(a, b + 1):
+            for i in index_range(a, b):  # the language's convention: empty when b < a
                 sub = {var: sympy.Integer(i)}
                 inner = body.xreplace(sub) if len(limits) == 1 else type(x)(body, *limits[:-1]).xreplace(sub)
                 vals.append(self.value(inner, values, inst))
+            if not vals:
+                return unit(x)  # an empty sum is 0, an empty product 1 (never sympy's reversed ranges)
             return sympy.Add(*vals) if isinstance(x, sympy.Sum) else sympy.Mul(*vals)
         if isinstance(x, sympy.Derivative):
             return self.derivative(x, values, inst)

@@ -223,6 +223,17 @@ def replace_block(path: str, tag: str, body: str) -> None:
         fh.write(doc)
 
 
+def print_summary(summary: dict, as_json: bool, table, problem_line) -> None:
+    """The summary as JSON, or as its table followed by one line per problem."""
+    if as_json:
+        json.dump(summary, sys.stdout, indent=1)
+        print()
+        return
+    print(table(summary))
+    for p in summary["problems"]:
+        print(problem_line(p))
+
+
 def write_doc(summary: dict, seconds: float) -> None:
     replace_block(DOC, "variants", f"Latest full run (`python -m benchmarks.variants --jobs 2 --doc`, {seconds:.0f} s):\n\n"
                   + table_md(summary))
@@ -243,13 +254,8 @@ def main(argv=None) -> int:
     s = run(variants, timeout=a.timeout, jobs=a.jobs)
     summary = summarise(s.outcomes)
     seconds = time.perf_counter() - t0
-    if a.json:
-        json.dump(summary, sys.stdout, indent=1)
-        print()
-    else:
-        print(table_md(summary))
-        for p in summary["problems"]:
-            print(f"{p['verdict']}: {p['file']} {p['where']} ({p['kind']}): {p['note']}")
+    print_summary(summary, a.json, table_md,
+                  lambda p: f"{p['verdict']}: {p['file']} {p['where']} ({p['kind']}): {p['note']}")
     if a.doc and not a.sample:
         write_doc(summary, seconds)
     return 1 if summary["total"]["false-fails"] else 0

@@ -413,3 +413,60 @@ def test_candidates_are_the_connected_facts_in_order():
     # drop-one minimisation tries the candidates in order: the step `s` first, so it is dropped
     # (with the assumptions first, `a` would go and the answer would be ["s", "b"])
     assert rep.steps[1].rests_on == ["a", "b", "c"]
+
+
+# ---------------------------------------------------------------- conditional steps: `for i != j`
+_COND = """let n: positive integer
+let i, j: index 1..n
+random q_i, k_i for i in 1..n
+assume indep: independent(q, k)
+assume mean0: E[q_i] = 0, E[k_i] = 0
+"""
+
+
+def _statuses(src):
+    from stepcheck.checker import check_text
+
+    rep = check_text(_COND + src, "c.step")
+    return {s.name: s.status for s in rep.steps}, {d.code for d in rep.diagnostics}
+
+
+def test_a_conditional_step_holds_for_distinct_indices_and_is_cited_at_them():
+    st, _ = _statuses("step off: E[q_i k_i q_j k_j]\n    = E[q_i] E[k_i] E[q_j] E[k_j]   by indep\n"
+                      "    = 0   by mean0\n    for i != j\nstep pair: E[q_1 k_1 q_2 k_2] = 0   by off\n")
+    assert st == {"off": "holds", "pair": "holds"}
+
+
+def test_without_the_condition_the_same_claim_fails():
+    st, _ = _statuses("step off: E[q_i k_i q_j k_j] = 0   by indep, mean0\n")
+    assert st == {"off": "fails"}  # i = j gives E[q_i^2] E[k_i^2]
+
+
+def test_the_condition_does_not_make_a_false_claim_hold():
+    st, _ = _statuses("step d: delta(i, j) = 1 for i != j\nstep e: E[q_i q_j] = E[q_i^2] for i != j\n")
+    assert st["d"] == "fails" and st["e"] != "holds"
+
+
+def test_a_conditional_step_cited_at_equal_indices_proves_nothing():
+    st, _ = _statuses("step off: E[q_i k_i q_j k_j] = 0   by indep, mean0 for i != j\n"
+                      "step same: E[q_1 k_1 q_1 k_1] = 0   by off\n")
+    assert st["off"] == "holds" and st["same"] != "holds"
+
+
+def test_conditions_on_non_indices_and_strict_chains_are_errors():
+    from stepcheck.checker import check_text
+
+    rep = check_text(_COND + "let x: real\nstep a: x = x for x != i\nstep b: E[q_i] < 1 for i != j\n", "c.step")
+    codes = {d.code for s in rep.steps for lk in s.links for d in lk.diagnostics} | {d.code for d in rep.diagnostics}
+    assert {"E-index", "E-unsupported"} <= codes
+    assert all(s.status != "holds" for s in rep.steps)
+
+
+def test_a_literal_index_instantiates_only_facts_over_its_own_family_range():
+    from stepcheck.checker import check_text
+
+    src = ("let n, m: positive integer\nlet i: index 1..n\nlet a: index 1..m\n"
+           "random x_i for i in 1..n\nrandom y_a for a in 1..m\n"
+           "assume mx: E[x_i] = 0\nstep ok: E[x_2] = 0   by mx\nstep no: E[y_2] = 0   by mx\n")
+    st = {s.name: s.status for s in check_text(src, "c.step").steps}
+    assert st["ok"] == "holds" and st["no"] != "holds"

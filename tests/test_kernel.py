@@ -11,7 +11,7 @@ import time
 import pytest
 import sympy as sp
 
-from stepcheck.kernel import (SD, Cov, Decls, E, EqFact, IndepFact, LinkProver, Limits, Var,
+from stepcheck.kernel import (SD, Cov, Decls, E, EqFact, IndepFact, KernelLimit, LinkProver, Limits, Var,
                               check_consistency)
 
 X, Y, Z = sp.symbols("X Y Z", real=True)
@@ -514,3 +514,27 @@ def test_bound_indices_are_renamed_deterministically_and_apart():
     nested = E(sp.Sum(q[m] * sp.Sum(q[m2], (m2, 1, n)), (m, 1, n)))
     assert prove(nested, n, facts).status == "holds"
     assert prove(nested, n**2, facts).status != "holds"
+
+
+# ---------------------------------------------------------------- limits are two-sided, extrema attained
+def test_a_two_sided_limit_needs_both_sides_to_agree():
+    from stepcheck.kernel.calculus import take_limit
+
+    h = sp.Symbol("h", real=True)
+    with pytest.raises(KernelLimit):
+        take_limit(h / sp.Abs(h), h, sp.Integer(0))
+    assert take_limit(h / sp.Abs(h), h, sp.Integer(0), "+") == 1
+    assert take_limit(h / sp.Abs(h), h, sp.Integer(0), "-") == -1
+    assert take_limit(sp.tanh(h) / h, h, sp.Integer(0)) == 1  # both sides agree: the rule still applies
+
+
+def test_an_infimum_at_an_infinite_end_is_not_a_minimum():
+    from stepcheck.kernel.calculus import extremum
+
+    x = sp.Dummy("x", real=True)
+    with pytest.raises(KernelLimit):
+        extremum(sp.exp(-x**2), x, -sp.oo, sp.oo, "min")
+    assert extremum(sp.exp(-x**2), x, -sp.oo, sp.oo, "max") == 1
+    assert extremum(x * sp.exp(-x), x, sp.Integer(0), sp.oo, "max") == sp.exp(-1)
+    with pytest.raises(KernelLimit):
+        extremum(sp.Integer(3) + 0 * x, x, sp.Integer(0), sp.Integer(1), "argmax")  # attained everywhere

@@ -8,7 +8,7 @@ mention and reports it as an ``E-inconsistent`` diagnostic.
 from __future__ import annotations
 
 from .errors import Diagnostic
-from .kernel import check_consistency
+from .kernel import KernelLimit, check_consistency
 
 
 def consistency(checker, new_label: str | None = None):
@@ -31,7 +31,16 @@ def consistency(checker, new_label: str | None = None):
     facts = {**facts, **higher_moment_facts(state, facts)}
     try:
         bad = check_consistency(checker.prover.decls, facts, checker.limits, cache=state.consistency_cache)
-    except Exception:  # a limit or an unsupported shape: no verdict
+    except KernelLimit as e:  # too large to check: say so (links resting on them hit the same limit: unknown)
+        if any(d.code == "W-unchecked-assumptions" for d in checker.rep.diagnostics):
+            return  # said once per file
+        first = state.labels_span.get(new_label or list(facts)[-1])
+        checker.rep.diagnostics.append(Diagnostic(
+            "warning", "the assumptions could not be checked for contradictions", first, "too large",
+            notes=[str(e), "a step that needs these facts is not proved either (it stays unknown)"],
+            code="W-unchecked-assumptions"))
+        return
+    except Exception:  # an unsupported shape: no verdict
         bad = None
     if bad and not set(bad) <= state.contradiction:
         state.contradiction |= set(bad)

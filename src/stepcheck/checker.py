@@ -15,17 +15,18 @@ import time
 from collections import ChainMap
 
 import sympy
-from sympy import IndexedBase, Symbol
+from sympy import IndexedBase, KroneckerDelta, Symbol
 
 from . import syntax as S
 from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family, fact_kind
+from .uses import domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, closest, error
 from .judge import settle, settle_step
 from .judge.link import LinkJudgement, judge_link
 from .kernel import LinkProver
 from .kernel.rules import RULES
 from .options import Options
-from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult, Use
+from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult
 from .state import FileState
 from .terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, Limits
 from .terms.objects import SD, Cov, E, Var
@@ -109,7 +110,7 @@ class Checker:
         self.rep = rep
         self.options = options or Options()
         self.limits = Limits(seconds=self.options.timeout)
-        self.state = FileState(rep)
+        self.state = FileState(rep, timeout=self.options.timeout)
         self._prover = None
         self._link_defs: set = set()  # definitions the current link unfolds
 
@@ -417,10 +418,13 @@ class Checker:
                 ok = False
             defs.append(set(el.used_defs))
             conds.append(list(el.conditions))
+        guard, distinct = self._condition(st, el)
         res = StepResult(name, st.span, "step", "", "=", [], UNKNOWN)
         rels = [lk.rel for lk in st.links]
         res.rel = _compose(rels)
         res.statement = f"{self.src(st.first.span)} {REL_TEXT.get(res.rel, res.rel)} {self.src(st.links[-1].rhs.span)}"
+        if st.cond is not None:
+            res.statement += " " + self.src(st.cond.span)
         rests, cited_steps = [], []
         prev_node = st.first
         for k, lk in enumerate(st.links):
@@ -431,10 +435,12 @@ class Checker:
             lr.lhs_expr, lr.rhs_expr = lhs, rhs
             self._link_defs = defs[k] | defs[k + 1]  # definitions this link unfolds
             t0 = time.perf_counter()
-            if lhs is None or rhs is None:
+            if lhs is None or rhs is None or guard is None:
                 lr.message = "not checked: the expression has an error (see above)"
             else:
-                self.check_link(lr, lk, lhs, rhs, name)
+                # under `for i != j` the link is checked as lhs (1 - δ_ij) = rhs (1 - δ_ij): the same claim
+                # where i ≠ j, and 0 = 0 where i = j (so no counterexample can put i = j)
+                self.check_link(lr, lk, lhs * guard, rhs * guard, name)
                 if lr.status == HOLDS:
                     self.domain_uses(lr, conds[k] + [c for c in conds[k + 1] if c not in conds[k]])
             lr.seconds = time.perf_counter() - t0
@@ -455,9 +461,28 @@ class Checker:
         # the proven statement becomes a fact for later steps
         if ok and res.rel == "=" and exprs[0] is not None and exprs[-1] is not None:
             state.step_facts[name] = [EqFact(name, exprs[0], exprs[-1], free=self._free(exprs[0] - exprs[-1]),
-                                             text=res.statement)]
+                                             distinct=distinct, text=res.statement)]
         else:
             state.step_facts[name] = []
+
+    def _condition(self, st: S.Step, el: Elaborator):
+        """(the factor 1 - δ_ij, ((i, j),)) for `step ... for i != j`; (1, ()) without; (None, ()) on an error."""
+        if st.cond is None:
+            return sympy.Integer(1), ()
+        try:
+            a, b = el.name(st.cond.left), el.name(st.cond.right)
+            for n, v in ((st.cond.left, a), (st.cond.right, b)):
+                if v not in self.state.scope.index_ranges:
+                    raise error(f"`{n.name}` is not an index", n.span, "`for i != j` takes two declared indices",
+                                code="E-index")
+            strict = [lk for lk in st.links if lk.rel in ("<", ">")]
+            if strict:
+                raise error("a strict inequality under `for i != j` is not supported yet", strict[0].span,
+                            help="prove `<=` or `>=`, or state the step for given indices", code="E-unsupported")
+        except StepError as e:
+            self.err(e)
+            return None, ()
+        return 1 - KroneckerDelta(a, b), ((a, b),)
 
     def resolve_refs(self, lk: S.Link, current: str):
         state = self.state
@@ -589,28 +614,10 @@ class Checker:
                 code="E-unknown"))
 
     def fill_uses(self, lr: LinkResult, out):
-        state = self.state
-        for lab in out.used:
-            if lab in state.steps:
-                lr.uses.append(Use(lab, "step", detail=state.steps[lab].statement))
-            else:
-                lr.uses.append(Use(lab, state.fact_kinds.get(lab, "equation"), weakest=out.weakest.get(lab)))
-        for r in out.ranges:
-            lo, hi = state.scope.index_ranges[r]
-            lr.uses.append(Use(f"range of {r}", "range", implicit=True, detail=f"{r} in {lo}..{hi}"))
-        for sym in out.signs:
-            name = getattr(sym, "name", str(sym))
-            sign = "> 0" if sym.is_positive else (">= 0" if sym.is_nonnegative else "< 0")
-            lr.uses.append(Use(f"{name} {sign}", "sign", implicit=True, detail="from its declaration"))
-
+        fill_uses(self.state, lr, out)
 
     def domain_uses(self, lr: LinkResult, conds):
-        """A link that holds, holds where both sides are defined: the conditions its declarations do not
-        already give (``y - 2 ≠ 0`` for ``(y^2 - 4)/(y - 2) = y + 2``) are shown as implicit uses."""
-        from .judge.domains import undischarged
-
-        for text, detail in undischarged(conds, self.state.facts):
-            lr.uses.append(Use(text, "domain", implicit=True, detail=detail))
+        domain_uses(self.state, lr, conds)
 
 
 def _search_note(text: str) -> Diagnostic:

@@ -312,6 +312,17 @@ _TABLE = (
         "that `Normal(m, v)` gives the variance `v`.",
         example="random X\nassume v1: Var(X) = 1\nassume v2: Var(X) = 2\nstep s: E[X] = E[X]\n",
     ),
+    Code(
+        "W-unchecked-assumptions", "warning", "assumptions", "the assumptions could not be checked for contradictions",
+        "Before any step, stepcheck checks that the assumptions can all hold at once. Their equations form a "
+        "polynomial system; when it is too large to solve in bounded time (many unknowns, high degrees), the "
+        "check is skipped and this warning says so. A step that needs these facts meets the same limit and "
+        "stays unknown, so nothing is proved from facts that were not checked.",
+        "Split the assumptions into smaller groups, or state lower-degree facts (a moment of a sum rather than "
+        "of its 18th power).",
+        example="let x, y, z: real\nassume a1: (x + y + z)^7 = 1\nassume a2: (x + y + z)^8 = 2\n"
+                "step s: x = 0   by a1, a2\n",
+    ),
     # ------------------------------------------------------------------ steps
     Code(
         "E-fails", "error", "steps", "this step does not hold",
@@ -480,9 +491,10 @@ _TABLE = (
     Code(
         "E-simulate", "error", "numbers", "a simulate statement is written wrongly",
         "A `simulate` estimates a value, so its relation is `≈` (`simulate NAME: E[...] ≈ VALUE`); its "
-        "options are `samples = N` (a whole number, at least 2), `seed = S` (a whole number) and "
-        "`confidence = C` (strictly between 0 and 1); `where` gives each name a number. One of these is "
-        "violated, or an option name is unknown.",
+        "options are `samples = N` (a whole number, at least 1; a verdict needs 100, see "
+        "`E-simulation-too-few`), `seed = S` (a whole number, 0 <= S < 2^128) and `confidence = C` (more "
+        "than 0 and at most 0.999999); `where` gives each name a number. One of these is violated, or an "
+        "option name is unknown.",
         "Write `simulate NAME: QUANTITY ≈ VALUE [where x = v] [with samples = N, seed = S, confidence = C]`.",
         example="random Z ~ Normal(0, 1)\nsimulate s: E[Z] ≈ 0 with sample = 100\n",
     ),
@@ -497,10 +509,26 @@ _TABLE = (
     ),
     Code(
         "E-simulation-unknown", "error", "numbers", "could not simulate this claim",
-        "The claim cannot be sampled: a random variable in it has no declared distribution, or the simulation "
-        "would draw too many random numbers. The note says which.",
-        "Declare the distributions of the variables (`random X ~ Normal(0, 1)`), or lower `samples`.",
+        "The claim cannot be sampled, or its sample would mean nothing: a random variable in it has no "
+        "declared distribution; the simulation would draw too many random numbers or run past the time "
+        "limit; a law's parameters are beyond what float64 samples hold exactly (`DiscreteUniform(1, 10^30)`, "
+        "`Binomial(10^25, 1/2)`); the estimate overflows; or the quantity is not certified to have finite "
+        "moments (`E[1/Z]`, `E[exp(Z^2)]`: a heavy-tailed or undefined quantity, whose confidence interval "
+        "would be meaningless). The note says which. The statement is `unknown`.",
+        "Declare the distributions of the variables (`random X ~ Normal(0, 1)`), lower `samples`, simulate a "
+        "bounded or polynomial quantity, or compute the value exactly with `check` (or prove it with a `step`).",
         example="random X\nsimulate s: E[X] ≈ 0\n",
+    ),
+    Code(
+        "E-simulation-too-few", "error", "numbers", "too few samples for a verdict",
+        "A `simulate` with fewer than 100 samples, or with too few for its confidence level, gives no verdict: "
+        "its interval is a large-sample (normal) approximation, and with few samples it misses the true value "
+        "far more often than its confidence says (with 2 samples a nominal 95% interval reaches about 70% for "
+        "normally distributed values). A verdict needs at least 100 samples, and enough that the interval's "
+        "real miss rate (Student's t with n − 1 degrees of freedom) is at most twice 1 − confidence. The "
+        "statement is `unknown`; the note gives the confidence actually reached.",
+        "Use more samples (the default is 20,000), or a lower `confidence`.",
+        example="random Z ~ Normal(0, 1)\nsimulate s: E[Z] ≈ 100 with samples = 2\n",
     ),
     Code(
         "W-simulate-proof", "warning", "numbers", "the cited step does not state the simulated claim",

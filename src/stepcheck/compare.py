@@ -63,11 +63,46 @@ def written_tolerance(node):
 # ------------------------------------------------------------------ deciding signs
 
 
+MAX_SHOWN_BITS = 3_000  # an exact number with larger integers is shown only as a decimal (about 900 digits)
+
+
+def huge(x) -> bool:
+    """Whether an exact value holds an integer too large to be printed in full (numerator or denominator
+    past MAX_SHOWN_BITS bits; Python refuses to print integers of more than 4,300 digits at all)."""
+    try:
+        for a in sympy.preorder_traversal(x):
+            if isinstance(a, sympy.Rational) and max(int(a.p).bit_length(), int(a.q).bit_length()) > MAX_SHOWN_BITS:
+                return True
+    except Exception:
+        return True
+    return False
+
+
+def _text_len(x) -> int:
+    """len(str(x)) of a Rational, without printing it when it is long."""
+    return 10**6 if huge(x) else len(str(x))
+
+
+def safe_str(x) -> str:
+    """``str(x)``, or a decimal when ``x`` holds integers too large to print."""
+    if huge(x):
+        try:
+            return _nstr(sympy.N(x, 10), 10)
+        except Exception:
+            return "(a number too large to print)"
+    try:
+        return str(x)
+    except ValueError:
+        return "(a number too large to print)"
+
+
 def fmt(x, digits: int = 10) -> str:
     """A short decimal of an exact value: 2.828427125, 2.648912213e+10, 0.0625, 1/3 ≈ 0.3333333333."""
     try:
         x = _as_sympy(x)
         if x.is_Rational:
+            if huge(x):
+                return _nstr(sympy.N(x, digits), digits)
             q = int(x.q)
             while q % 2 == 0:
                 q //= 2
@@ -86,7 +121,7 @@ def fmt(x, digits: int = 10) -> str:
                 return f"{x} ≈ {_nstr(sympy.N(x, digits), digits)}"
         return _nstr(sympy.N(x, digits), digits)
     except Exception:
-        return str(x)
+        return safe_str(x)
 
 
 def _nstr(v, digits):
@@ -95,7 +130,7 @@ def _nstr(v, digits):
     try:
         return mpmath.nstr(mpmath.mpf(v), digits, min_fixed=-4, max_fixed=9)
     except Exception:
-        return str(v)
+        return safe_str(v)
 
 
 # ------------------------------------------------------------------ one comparison
@@ -138,7 +173,7 @@ def _undummy(e):
 def _exact(x) -> str:
     """``erf(sqrt(2)/2) = 0.6826894921`` (the exact form when it is short and not a plain number)."""
     shown = fmt(x)
-    if not x.is_Rational:
+    if not x.is_Rational and not huge(x) and sympy.count_ops(x) <= 40:
         from .terms.printer import show
 
         t = show(x)
@@ -150,7 +185,7 @@ def _exact(x) -> str:
 def _exact_r(x) -> str:
     if x.is_Rational and not x.is_Integer:
         d = fmt(x)
-        return d if ("≈" in d or len(str(x)) > 14) else f"{x} = {d}"
+        return d if ("≈" in d or _text_len(x) > 14) else f"{x} = {d}"
     return _exact(x)
 
 
@@ -161,7 +196,7 @@ def compare_exact(x, c, op, lt="left", rt="right") -> Comparison:
         return Comparison(UNKNOWN, f"{shown}: the difference is too small to decide with {PRECISIONS[-1]} digits")
     ok = {"=": s == 0, "!=": s != 0, "<": s < 0, "<=": s <= 0, ">": s > 0, ">=": s >= 0}[op]
     if op == "=" and ok:
-        return Comparison(HOLDS, f"both sides are exactly {_exact(x) if not x.is_Rational or x.is_Integer else f'{x} = {fmt(x)}'}")
+        return Comparison(HOLDS, f"both sides are exactly {_exact(x) if not x.is_Rational or x.is_Integer or huge(x) else f'{x} = {fmt(x)}'}")
     return Comparison(HOLDS if ok else FAILS, shown)
 
 
@@ -227,7 +262,7 @@ def decide(x, c, rel, tol_node_or_value, c_node, *, relative=False, lt="left", r
         return Comparison(HOLDS, f"all {len(xs)} entries hold", lines)
     for v in (x, c):
         if v.free_symbols:
-            return Comparison(UNKNOWN, f"the value {v} depends on {', '.join(sorted(map(str, v.free_symbols)))}: "
+            return Comparison(UNKNOWN, f"the value {safe_str(v)} depends on {', '.join(sorted(map(str, v.free_symbols)))}: "
                                     "give it a value (`table ... for x in [...]`) or prove it with a `step`")
         if sign(sympy.im(v)) not in (0,):
             return Comparison(UNKNOWN, f"the value {fmt(v)} is not (known to be) real")

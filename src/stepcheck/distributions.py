@@ -75,8 +75,11 @@ class Dist:
             return Integer(1) if k % 2 == 0 else Integer(0)
         if n == "DiscreteUniform":
             a, b = self.params
-            m = sympy.Dummy("m", integer=True)
-            return sympy.factor(sympy.summation(m**k, (m, a, b)) / (b - a + 1))
+            # Σ_{m=a}^{b} m^k = (B_{k+1}(b + 1) - B_{k+1}(a)) / (k + 1) with the Bernoulli polynomials: the
+            # ordinary sum for a <= b (a law's support is never empty), with no sympy summation (whose
+            # reversed ranges follow Karr's convention, not the language's: see models/ranges.py)
+            top = (sympy.bernoulli(k + 1, b + 1) - sympy.bernoulli(k + 1, a)) / (k + 1)
+            return sympy.factor(sympy.expand(top) / (b - a + 1))
         if n == "Binomial":
             nn, p = self.params
             # E[X^k] = sum_j S(k, j) n^(j falling) p^j
@@ -176,6 +179,30 @@ class Dist:
         raise ValueError(self.name)
 
     # ---------------------------------------------------------- sampling
+    def sampling_problem(self) -> str | None:
+        """Why numpy cannot draw this law faithfully (parameters past what float64 / int64 hold), or None.
+
+        Samples are float64, which holds every integer exactly only up to 2^53, so a finite law whose
+        values or count go past that (``DiscreteUniform(1, 10^30)``, ``Binomial(10^25, p)``) is not
+        simulated; a parameter that is not a finite float64 (``Normal(10^400, 1)``), or a positive one
+        that underflows to 0, neither."""
+        import math
+
+        for p in self.params:
+            try:
+                f = float(p)
+            except (TypeError, ValueError, OverflowError):
+                return f"the parameter {_param_text(p)} is not a number numpy can use"
+            if not math.isfinite(f) or abs(f) > 1e150:
+                return f"the parameter {_param_text(p)} is too large for a float64 simulation (at most 1e150)"
+            if f == 0 and p != 0:
+                return f"the parameter {_param_text(p)} is too small for a float64 simulation (it rounds to 0)"
+        if self.name in ("DiscreteUniform", "Binomial"):
+            if any(abs(p) > 2**53 for p in self.params[:2 if self.name == "DiscreteUniform" else 1]):
+                return ("its values exceed 2^53, the largest range of integers float64 samples hold exactly: "
+                        "compute E and Var exactly with `check` instead")
+        return None
+
     def sampler(self, params=None):
         """A function (rng, shape) -> numpy array drawing from this law."""
         ps = [float(p) for p in (params if params is not None else self.params)]
@@ -256,7 +283,20 @@ def make(d, args) -> Dist:
             raise error("a distribution's parameters must be numbers or declared constants", node.span,
                         code="E-distribution")
     _validate(name, args, d)
-    return Dist(name, tuple(args), name if not args else f"{name}({', '.join(str(a) for a in args)})")
+    return Dist(name, tuple(args), name if not args else f"{name}({', '.join(_param_text(a) for a in args)})")
+
+
+def _param_text(a) -> str:
+    """A parameter as text: exact when short, else a decimal (``1.0e+300``; never a 300-digit integer,
+    and never an integer past Python's 4,300-digit limit on printing)."""
+    big = any(isinstance(r, sympy.Rational) and max(int(r.p).bit_length(), int(r.q).bit_length()) > 64
+              for r in sympy.preorder_traversal(a))
+    if not big:
+        return str(a)
+    try:
+        return str(sympy.N(a, 3)) if a.is_number else "(a large expression)"
+    except (TypeError, ValueError):
+        return "(a large number)"
 
 
 # ------------------------------------------------------------------ registry
@@ -320,11 +360,41 @@ def declare(state, st: S.Random) -> list[LawDecl]:
         else:
             x, free = state.scope.symbols[nm.name], ()
             name, declared = nm.name, Declared(dist, label, None, x)
-        facts = [EqFact(label, E(x), mean, free=free, text=f"E[{nm.name}] = {mean}"),
-                 EqFact(label, Var(x), var, free=free, text=f"Var({nm.name}) = {var}")]
+        facts = [EqFact(label, E(x), mean, free=free, text=f"E[{nm.name}] = {_param_text(mean)}"),
+                 EqFact(label, Var(x), var, free=free, text=f"Var({nm.name}) = {_param_text(var)}")]
         for k, m in moments.items():
-            facts.append(EqFact(label, E(x**k), m, free=free, text=f"E[{nm.name}^{k}] = {m}"))
-        shown = [f"E = {mean}", f"Var = {var}"] + [f"E[X^{k}] = {m}" for k, m in moments.items()]
+            facts.append(EqFact(label, E(x**k), m, free=free, text=f"E[{nm.name}^{k}] = {_param_text(m)}"))
+        shown = [f"E = {_param_text(mean)}", f"Var = {_param_text(var)}"] + \
+            [f"E[X^{k}] = {_param_text(m)}" for k, m in moments.items()]
         out.append(LawDecl(name, nm.name, declared, label, facts, d.span,
                            AssumptionInfo(label, "distribution", shown, ["distribution"], d.span), index))
     return out
+
+
+def higher_moment_facts(state, facts: dict) -> dict:
+    """The declared laws' own moments E[X^k], k > FACT_MOMENTS, that ``facts`` mention (for the consistency check).
+
+    The kernel is given the first FACT_MOMENTS moments of a law; an
+    assumption about a higher one (``E[X^6] = 5`` for a Rademacher X) is
+    checked against the law's exact value too.  Returns {law label: [facts]}.
+    """
+    from .terms.facts import EqFact
+    from .terms.objects import E, as_expr
+
+    out: dict = {}
+    for fs in facts.values():
+        for f in fs:
+            if not isinstance(f, EqFact):
+                continue
+            for a in (as_expr(f.lhs) - as_expr(f.rhs)).atoms(E):
+                g = a.args[0]
+                if not (isinstance(g, sympy.Pow) and g.exp.is_Integer and g.exp > FACT_MOMENTS):
+                    continue
+                dec = lookup(state, g.base)
+                if dec is None or int(g.exp) > 64:
+                    continue
+                free = tuple(s for s in g.base.free_symbols if s in state.scope.index_ranges)
+                fact = EqFact(dec.label, a, dec.dist.moment(int(g.exp)), free=free, text=f"{a} = law moment")
+                if fact not in out.setdefault(dec.label, []):
+                    out[dec.label].append(fact)
+    return {lab: list(facts.get(lab, [])) + fs for lab, fs in out.items()}

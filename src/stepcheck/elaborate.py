@@ -76,6 +76,7 @@ class Scope:
         return names
 
 
+MAX_LITERAL_DIGITS = 4000  # Python reads at most 4,300 digits into an int
 _NUM = re.compile(r"^(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
 
 
@@ -85,6 +86,9 @@ def number(text: str, span: Span) -> sympy.Expr:
     if not m:
         raise error(f"cannot read the number `{text}`", span, code="E-number")
     whole, frac, exp = m.group(1), m.group(2) or "", m.group(3)
+    if len(whole) + len(frac) > MAX_LITERAL_DIGITS:
+        raise error("number too long", span, f"more than {MAX_LITERAL_DIGITS:,} digits",
+                    notes=["write a large number as a power, e.g. 10^5000"], code="E-limit")
     value = Integer(int(whole + frac)) if frac else Integer(int(whole))
     if frac:
         value = Rational(int(whole + frac), 10 ** len(frac))

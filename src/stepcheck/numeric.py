@@ -36,23 +36,29 @@ from . import syntax as S
 from .distributions import lookup
 from .elaborate import Elaborator
 from .errors import Diagnostic, Span, error
-from .compare import Comparison, decide, written_tolerance
+from .compare import Comparison, decide, huge, written_tolerance
 from .judge import EXACT, settle, settle_step
 from .judge import Verdict as JudgeVerdict
 from .judge.exact import sign
 from .kernel import IndepFact
-from .terms.objects import SD, Cov, E, Var
+from .models import ranges
+from .options import DEFAULT_TIMEOUT
+from .terms.objects import SD, Cov, E, FamilyExtremum, Var
 from .terms.probability import Prob
 from .results import FAILS, HOLDS, UNKNOWN, LinkResult, StepResult, Use
 
 MAX_OUTCOMES = 2**16  # joint outcomes enumerated exactly
-MAX_SUM_TERMS = 10_000  # a numeric sum(i=1..n, ...) is expanded up to this n
+MAX_SUM_TERMS = ranges.MAX_TERMS  # a numeric sum(i=1..n, ...) is expanded up to this n
+MAX_DIGITS = 20_000  # digits of an exact number a claim may produce (the elaborator's limit on a power);
+# past 4,300 digits Python refuses to print an integer: such values are shown as decimals (compare.fmt) and
+# are not handed to the report's printers (LinkResult.lhs_expr / rhs_expr stay None)
+MAX_IRRATIONAL_TERMS = 1_000  # terms of a sum of irrational numbers whose sign is decided
 MAX_MONOMIALS = 20_000  # terms of an expanded polynomial whose moments are taken
 DEFAULT_SAMPLES = 20_000
 DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE = Rational(95, 100)
 MAX_SAMPLES = 10_000_000
-MAX_DRAWS = 2 * 10**9  # samples × random numbers per sample
+MAX_DRAWS = 2 * 10**8  # samples × random numbers per sample (a few seconds of numpy)
 CHUNK_NUMBERS = 4_000_000  # random numbers drawn at once (memory bound)
 REL_TEXT = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "!=": "≠", "≈": "≈", "~": "~"}
 
@@ -68,12 +74,56 @@ class NumericUnknown(Exception):
 # ------------------------------------------------------------------ exact values of E, Var, P, ...
 
 
+def deadline(state):
+    """A callable that raises :class:`NumericUnknown` once the claim's time budget is spent.
+
+    The budget is the per-link time limit (``--timeout``) when the state
+    carries it, else the default: a numeric claim never runs for minutes."""
+    seconds = getattr(state, "timeout", None) or DEFAULT_TIMEOUT
+    end = time.monotonic() + seconds
+
+    def check():
+        if time.monotonic() > end:
+            raise NumericUnknown(f"the time limit of {seconds:g} s was reached while computing the exact value")
+    return check
+
+
+def bits(x) -> int:
+    """The size in bits of the largest integer in an exact number (numerator or denominator)."""
+    out = 0
+    for a in sympy.preorder_traversal(x):
+        if isinstance(a, sympy.Rational):
+            out = max(out, int(a.p).bit_length(), int(a.q).bit_length())
+    return out
+
+
+MAX_BITS = int(MAX_DIGITS * 3.3219280948873626) + 1
+
+
+def guard_size(x):
+    """``x``, or :class:`NumericUnknown` when it is too large to decide (numbers past MAX_DIGITS digits,
+    or a sum of more than MAX_IRRATIONAL_TERMS irrational terms)."""
+    if isinstance(x, sympy.MatrixBase):
+        for a in x:
+            guard_size(a)
+        return x
+    if bits(x) > MAX_BITS:
+        raise NumericUnknown(f"the exact value has a number with more than {MAX_DIGITS:,} digits: too large to "
+                             "decide (compare logarithms, or prove it with a `step`)")
+    for a in sympy.preorder_traversal(x):
+        if isinstance(a, sympy.Add) and sum(1 for t in a.args if not t.is_Rational) > MAX_IRRATIONAL_TERMS:
+            raise NumericUnknown(f"the exact value is a sum of more than {MAX_IRRATIONAL_TERMS:,} irrational "
+                                 "terms: too costly to decide exactly (prove it with a `step`)")
+    return x
+
+
 class Values:
     """Replaces E/Var/SD/Cov/P of declared random variables by exact values."""
 
-    def __init__(self, state):
+    def __init__(self, state, limit=None):
         self.c = state
         self.uses: dict[str, str] = {}  # label -> kind, in order of use
+        self.deadline = limit or deadline(state)
 
     # ---- variables
     def is_rv(self, x) -> bool:
@@ -129,7 +179,7 @@ class Values:
     # ---- the walk
     def value(self, expr):
         """``expr`` with every probabilistic operator replaced by its exact value."""
-        expr = self.expand_sums(expr)
+        expr = self.expand_sums(self.family_extrema(expr))
         ops = (E, Var, SD, Cov, Prob)
         for _ in range(1000):
             inner = [a for a in sympy.preorder_traversal(expr)
@@ -138,23 +188,35 @@ class Values:
                 break
             sub = {a: self.op_value(a) for a in dict.fromkeys(inner)}
             expr = expr.xreplace(sub)
+        guard_size(expr)
         left = self.rvs(expr)
         if left:
             raise NumericUnknown("the value is random (it depends on " + ", ".join(str(v) for v in left) +
                                  "): write E[...], Var(...), SD(...) or P(...)")
         return expr
 
-    def expand_sums(self, expr):
-        def small(s):
-            for _, lo, hi in s.limits:
-                if not (lo.is_Integer and hi.is_Integer):
-                    return False
-                if int(hi) - int(lo) + 1 > MAX_SUM_TERMS:
-                    raise NumericUnknown(f"a sum with {int(hi) - int(lo) + 1:,} terms is too long to expand "
-                                         f"(the limit is {MAX_SUM_TERMS:,}); prove it with a `step`")
-            return True
+    def family_extrema(self, expr):
+        """``max(x)`` / ``min(x)`` of a family over a numeric range: Max / Min of its members (random when the
+        family is, so E, Var and P enumerate it like any function of the members); a symbolic range: unknown."""
+        def member_extremum(fx):
+            lo, hi = fx.args[1], fx.args[2]
+            if not (lo.is_Integer and hi.is_Integer) or hi < lo or int(hi) - int(lo) >= MAX_SUM_TERMS:
+                raise NumericUnknown(f"{fx.kind}({fx.args[0]}) needs a small numeric range: give the dimension a value")
+            members = [fx.args[0][Integer(k)] for k in range(int(lo), int(hi) + 1)]
+            return (sympy.Max if fx.kind == "max" else sympy.Min)(*members)
 
-        return expr.replace(lambda e: isinstance(e, (sympy.Sum, sympy.Product)) and small(e), lambda e: e.doit())
+        if not expr.has(FamilyExtremum):
+            return expr
+        return expr.replace(lambda e: isinstance(e, FamilyExtremum), member_extremum)
+
+    def expand_sums(self, expr):
+        """Sums and products over numeric ranges, by the language's convention (models/ranges.py):
+        a range lo..hi with hi < lo is empty, an empty sum is 0 and an empty product 1."""
+        try:
+            return ranges.evaluate(expr, MAX_SUM_TERMS, deadline=self.deadline, max_bits=MAX_BITS,
+                                   max_irrational=MAX_IRRATIONAL_TERMS)
+        except ranges.RangeLimit as e:
+            raise NumericUnknown(f"{e}; prove it with a `step`") from None
 
     def op_value(self, a):
         if isinstance(a, E):
@@ -186,7 +248,9 @@ class Values:
                                  f"exact enumeration is limited to {MAX_OUTCOMES:,} (prove it with a `step` "
                                  "from the distribution's moments instead)")
         self.need_independence(vs)
-        for combo in itertools.product(*sups):
+        for k, combo in enumerate(itertools.product(*sups)):
+            if k % 256 == 0:
+                self.deadline()
             p = Integer(1)
             sub = {}
             for v, (val, pv) in zip(vs, combo):
@@ -205,7 +269,11 @@ class Values:
             for sub, p in self.joint(vs):
                 tot += p * y.xreplace(sub)
             return tot  # exact: supports and probabilities are rationals (no float guessing)
-        # moments of a polynomial
+        # moments of a polynomial, its size bounded before it is expanded
+        bound = _monomial_bound(y, set(vs))
+        if bound > MAX_MONOMIALS:
+            raise NumericUnknown(f"the expansion of E[...] could have up to {bound:,} terms (limit "
+                                 f"{MAX_MONOMIALS:,}); prove it with a `step`")
         try:
             poly = sympy.Poly(y, *vs)
         except sympy.PolynomialError:
@@ -272,6 +340,26 @@ class Values:
         raise NumericUnknown(f"cannot compute the probability of {event} (the set {st})")
 
 
+def _monomial_bound(y, vs) -> int:
+    """An upper bound on the number of monomials of ``y`` expanded in the variables ``vs``
+    (computed without expanding: ``(t terms)^e`` has at most C(t + e - 1, e))."""
+    if not y.has(*vs):
+        return 1
+    if isinstance(y, sympy.Add):
+        return sum(_monomial_bound(a, vs) for a in y.args)
+    if isinstance(y, sympy.Mul):
+        out = 1
+        for a in y.args:
+            out *= _monomial_bound(a, vs)
+            if out > 10**12:
+                return out
+        return out
+    if isinstance(y, sympy.Pow) and y.exp.is_Integer and y.exp > 0:
+        t = _monomial_bound(y.base, vs)
+        return 1 if t <= 1 else 10**13 if t > 10**6 else math.comb(t + int(y.exp) - 1, int(y.exp))
+    return 1
+
+
 def _proper_subexprs(a):
     it = sympy.preorder_traversal(a)
     next(it)
@@ -321,14 +409,19 @@ def _uses(vals: Values):
     return [Use(label, kind) for label, kind in vals.uses.items()]
 
 
-def _evaluate(state, node, bindings=None):
+def _evaluate(state, node, bindings=None, limit=None):
     """(exact value, Values) of an expression node; NumericUnknown for what cannot be computed."""
     el = elaborator(state, bindings)
     v = el.expr(node)
-    vals = Values(state)
+    vals = Values(state, limit)
     if isinstance(v, sympy.MatrixBase):
         return sympy.ImmutableMatrix([vals.value(a) for a in v]), vals
     return vals.value(v), vals
+
+
+def _printable(x):
+    """``x`` for the report's printers (LaTeX, PDF), or None when it holds integers too large to print."""
+    return None if huge(x) else x
 
 
 def _tolerance(state, tol: S.Tolerance | None):
@@ -369,9 +462,10 @@ def check_statement(state, st: S.Check) -> StepResult:
     tol, relative = _tolerance(state, st.tol)
     t0 = time.perf_counter()
     try:
-        x, vx = _evaluate(state, st.lhs)
-        c, vc = _evaluate(state, st.rhs)
-        lr.lhs_expr, lr.rhs_expr = x, c
+        limit = deadline(state)
+        x, vx = _evaluate(state, st.lhs, limit=limit)
+        c, vc = _evaluate(state, st.rhs, limit=limit)
+        lr.lhs_expr, lr.rhs_expr = _printable(x), _printable(c)
         uses = {**vx.uses, **vc.uses}
         verdict = decide(x, c, rel, tol, st.rhs, relative=relative, lt=lt, rt=rt)
     except NumericUnknown as e:
@@ -407,9 +501,10 @@ def table_statement(state, st: S.Table) -> list[StepResult]:
             res.links.append(lr)
             t0 = time.perf_counter()
             try:
-                x, vx = _evaluate(state, row.expr, {var: val})
-                c, vc = _evaluate(state, cell, {var: val})
-                lr.lhs_expr, lr.rhs_expr = x, c
+                limit = deadline(state)
+                x, vx = _evaluate(state, row.expr, {var: val}, limit)
+                c, vc = _evaluate(state, cell, {var: val}, limit)
+                lr.lhs_expr, lr.rhs_expr = _printable(x), _printable(c)
                 uses = {**vx.uses, **vc.uses}
                 verdict = decide(x, c, row.rel, tol, cell, relative=relative, lt=et, rt=ct)
             except NumericUnknown as e:

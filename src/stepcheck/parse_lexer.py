@@ -24,7 +24,7 @@ RELATIONS = {
 
 
 class Continuation:
-    """Post-lexer: a line that begins with a relation continues the line above.
+    """Post-lexer: a line that begins with a relation (or an indented ``for``) continues the line above.
 
     Runs of end-of-line tokens (blank and comment-only lines included) are
     collapsed to the first one, which is dropped when the next token is a
@@ -50,7 +50,8 @@ class Continuation:
                     pending = tok
                 continue
             if pending is not None:
-                if tok.value not in RELATIONS:
+                # an indented `for i != j` line closes the step above it (no statement begins with `for`)
+                if tok.value not in RELATIONS and not (tok.type == "FOR" and (tok.column or 1) > 1):
                     if in_table and (tok.column or 1) > 1 and tok.type != "TABLE":
                         yield Token.new_borrow_pos("_TROW", pending.value, pending)
                     else:

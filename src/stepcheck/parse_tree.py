@@ -179,7 +179,8 @@ class AstBuilder(Transformer):
 
     def step(self, meta, ch):
         (name, first, span), links = ch[0], list(ch[1:])
-        return S.Step(name, first, links, span)
+        cond = links.pop() if links and isinstance(links[-1], S.ForCond) else None
+        return S.Step(name, first, links, span, cond=cond)
 
     def link(self, meta, ch):
         refs = list(ch[2:])

@@ -44,6 +44,7 @@ PALETTE = {
     "definition": "#4a7a2a",
     "step": "#3a3a3a",
     "implicit": "#7a7a7a",
+    "domain": "#9a3d3d",
     "": "#4f5b6b",
 }
 STATUS_COLOR = {HOLDS: "#1b8a4c", FAILS: "#c0262d", UNKNOWN: "#c77800", "simulated": "#2f6db5"}
@@ -359,10 +360,14 @@ def _margin(link: LinkResult) -> str:
     parts = []
     if link.rules:
         parts.append("[#head(\"rules\") " + " ".join(f"#rule-badge({s(r)})" for r in link.rules) + "]")
-    if link.uses:
-        parts.append("[#head(\"uses\") " + " ".join("#" + _use_badge(u) for u in link.uses) + "]")
+    uses = [u for u in link.uses if u.kind != "domain"]
+    where = [u for u in link.uses if u.kind == "domain"]
+    if uses:
+        parts.append("[#head(\"uses\") " + " ".join("#" + _use_badge(u) for u in uses) + "]")
     elif link.status == HOLDS:
         parts.append("[#head(\"uses\") #text(size: 8pt, fill: luma(110))[nothing]]")
+    if where:  # holds only where both sides are defined
+        parts.append("[#head(\"where\") " + " ".join("#" + _use_badge(u) for u in where) + "]")
     if link.missing:
         parts.append("[#head(\"missing\") " + " ".join(f"#badge({s(m)}, \"\", implicit: false)" for m in link.missing)
                      + "]")

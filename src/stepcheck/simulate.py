@@ -10,17 +10,19 @@ import math
 import time
 
 import sympy
-from sympy import Integer
+from sympy import Integer, Rational
 
 from . import syntax as S
-from .compare import fmt
+from .compare import fmt, safe_str
 from .errors import Diagnostic, error
 from .judge import SIMULATION, UNDECIDED, settle, settle_step
 from .judge import Verdict as JudgeVerdict
 from .numeric import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, MAX_DRAWS, MAX_SAMPLES, CHUNK_NUMBERS,
                       REL_TEXT, NumericUnknown, Values, _src, elaborator)
 from .compare import _undummy
+from .models import ranges
 from .terms.functions import function_of
+from .terms.printer import show
 from .judge.exact import sign
 from .terms.objects import SD, E, Var
 from .terms.probability import Prob
@@ -30,6 +32,11 @@ from .results import SIMULATED, UNKNOWN, LinkResult, StepResult, Use
 # ------------------------------------------------------------------ simulate
 
 _OPTIONS = {"samples", "seed", "confidence"}
+MIN_SAMPLES = 100  # fewer samples give no verdict (docs/language.md, `simulate`)
+MAX_MISS_RATIO = 2  # the interval may miss at most twice as often as 1 - confidence says
+MAX_CONFIDENCE = 1 - Rational(1, 10**6)
+MAX_CONFIDENCE_TEXT = "0.999999"
+MAX_SEED = 2**128
 
 
 def _options(state, st: S.Simulate):
@@ -42,13 +49,21 @@ def _options(state, st: S.Simulate):
                         help="the options are `samples = N`, `seed = S` and `confidence = C` (e.g. 0.95)",
                         code="E-simulate")
         v = el.expr(b.value)
-        if n in ("samples", "seed") and not (v.is_Integer and v >= (2 if n == "samples" else 0)):
-            raise error(f"`{n}` must be a whole number" + (" of at least 2" if n == "samples" else ""),
+        if n in ("samples", "seed") and not (v.is_Integer and v >= (1 if n == "samples" else 0)):
+            raise error(f"`{n}` must be a whole number" + (" of at least 1" if n == "samples" else " (0 or more)"),
                         b.value.span, code="E-simulate")
         if n == "samples" and v > MAX_SAMPLES:
             raise error(f"at most {MAX_SAMPLES:,} samples", b.value.span, code="E-limit")
-        if n == "confidence" and not (v.is_number and 0 < v < 1):
+        if n == "seed" and v >= MAX_SEED:
+            raise error("`seed` must be less than 2^128", b.value.span, "too large",
+                        notes=["numpy mixes a seed into a 128-bit state: larger seeds give no more streams"],
+                        code="E-simulate")
+        if n == "confidence" and not (v.is_number and v.is_real and 0 < v < 1):
             raise error("`confidence` must lie strictly between 0 and 1, e.g. 0.95", b.value.span, code="E-simulate")
+        if n == "confidence" and v > MAX_CONFIDENCE:
+            raise error(f"`confidence` must be at most {MAX_CONFIDENCE_TEXT}", b.value.span, "too close to 1",
+                        notes=["the confidence interval comes from the normal approximation, whose far tails "
+                               "(beyond about 5 standard errors) are not accurate"], code="E-simulate")
         opts[n] = v
     return int(opts["samples"]), int(opts["seed"]), opts["confidence"]
 
@@ -106,21 +121,29 @@ class _Sampler:
             return out
         if isinstance(e, sympy.Pow):
             return np.power(self.ev(e.base, env), self.ev(e.exp, env))
-        if isinstance(e, sympy.Sum):
+        if isinstance(e, (sympy.Sum, sympy.Product)):
             if len(e.limits) != 1:
                 raise NumericUnknown("nested sums are not simulated")
             i, lo, hi = e.limits[0]
+            lo, hi = lo.xreplace(self.sub), hi.xreplace(self.sub)
             if not (lo.is_Integer and hi.is_Integer):
                 raise NumericUnknown(f"the sum's range {lo}..{hi} is symbolic: give it a value with `where`")
             if any(isinstance(k, sympy.Dummy) and k in env for k in env):
                 raise NumericUnknown("nested sums are not simulated")
+            count = ranges.count(lo, hi)  # the language's ranges: lo..hi with hi < lo is empty
+            if count > ranges.MAX_TERMS:
+                raise NumericUnknown(f"a sum of {count:,} terms is too long to simulate (at most "
+                                     f"{ranges.MAX_TERMS:,})")
             body = e.function
+            if count == 0:
+                return float(ranges.unit(e))  # an empty sum is 0, an empty product 1
             if i not in body.free_symbols:
-                return self.ev(body, env) * max(int(hi) - int(lo) + 1, 0)  # an empty sum is 0
+                c = self.ev(body, env)
+                return c * count if isinstance(e, sympy.Sum) else np.power(c, count)
             ix = np.arange(int(lo), int(hi) + 1)
             val = self.ev(body, {**env, i: ix})
             val = np.broadcast_to(val, (self.n, len(ix))) if np.ndim(val) < 2 else val
-            return val.sum(axis=1)
+            return val.sum(axis=1) if isinstance(e, sympy.Sum) else val.prod(axis=1)
         if isinstance(e, sympy.erf):
             return np.vectorize(math.erf)(self.ev(e.args[0], env))
         row = function_of(e)  # the function table names each function's numpy ufunc
@@ -150,9 +173,194 @@ class _Sampler:
 
 
 def _z(confidence) -> float:
-    from statistics import NormalDist
+    """The normal quantile of a two-sided interval, from the exact confidence (never a float that rounds to 1)."""
+    import mpmath
 
-    return NormalDist().inv_cdf((1 + float(confidence)) / 2)
+    with mpmath.workdps(40):
+        return float(mpmath.sqrt(2) * mpmath.erfinv(mpmath.mpf(sympy.Float(confidence, 40))))
+
+
+def confidence_reached(n: int, confidence) -> float:
+    """The confidence a normal-quantile interval from ``n`` samples really has for normally distributed
+    values: P(|T| <= z) with T Student's t with n - 1 degrees of freedom (0 for one sample)."""
+    import mpmath
+
+    if n < 2:
+        return 0.0
+    z, nu = _z(confidence), n - 1
+    with mpmath.workdps(30):
+        miss = mpmath.betainc(mpmath.mpf(nu) / 2, mpmath.mpf(1) / 2, 0, nu / (nu + mpmath.mpf(z) ** 2),
+                              regularized=True)
+        return float(1 - miss)
+
+
+def too_few(n: int, confidence) -> str | None:
+    """Why ``n`` samples give no verdict at this confidence, or None (see docs/language.md, `simulate`)."""
+    reached = confidence_reached(n, confidence)
+    nominal = float(confidence)
+    if n < MIN_SAMPLES or (1 - reached) > MAX_MISS_RATIO * (1 - nominal):
+        return (f"{n:,} sample{'s' if n != 1 else ''} are too few for a verdict: at least {MIN_SAMPLES} are "
+                f"needed, and enough that the interval reaches its confidence (with {n:,}, a nominal "
+                f"{_pct(nominal)} interval reaches only {_pct(reached)} for normally distributed values; it "
+                f"may miss at most twice as often as 1 - confidence)")
+    return None
+
+
+def _pct(c: float) -> str:
+    return f"{c * 100:.6g}%"
+
+
+# ------------------------------------------------------------------ tails
+
+BOUNDED, EXPONENTIAL, MOMENTS = 0, 1, 2  # |Y| bounded; E exp(t|Y|) < oo for every t; E|Y|^k < oo for every k
+
+
+def _fpow(v: float, k: float) -> float:
+    """v^k in floats, ±inf past the float range."""
+    try:
+        return v ** k
+    except OverflowError:
+        return -math.inf if v < 0 and float(k).is_integer() and int(k) % 2 else math.inf
+    except ZeroDivisionError:
+        return math.inf
+
+
+def _interval_mul(a, b):
+    out = []
+    for x in a:
+        for y in b:
+            v = x * y if not ((x == 0 and math.isinf(y)) or (y == 0 and math.isinf(x))) else 0.0
+            out.append(v)
+    return min(out), max(out)
+
+
+class _Tails:
+    """Certifies that a simulated quantity has finite moments (so its confidence interval means something).
+
+    ``tail(e)`` is ``(lo, hi, cls)``: a range the values lie in (floats, maybe infinite) and a class:
+    BOUNDED, EXPONENTIAL (all exponential moments: a Normal, sums of them) or MOMENTS (all moments: a
+    product of Normals, exp of a Normal); or None when nothing is certified (``1/Z``, ``exp(Z^2)``,
+    ``log(U)``).  The rules are conservative: None is never a claim that the moments are infinite.
+    """
+
+    def __init__(self, state, vals: Values, sub):
+        self.c, self.vals, self.sub = state, vals, sub
+
+    def law(self, v):
+        d = self.vals.law(v)
+        ps = [float(p) for p in d.params]
+        if d.name == "Normal":
+            return -math.inf, math.inf, EXPONENTIAL
+        lo, hi = {"Uniform": (ps[:2] or [0, 0]), "Bernoulli": (0.0, 1.0), "Rademacher": (-1.0, 1.0),
+                  "DiscreteUniform": (ps[:2] or [0, 0]), "Binomial": (0.0, ps[0] if ps else 0.0)}[d.name]
+        return float(lo), float(hi), BOUNDED
+
+    def tail(self, e, env=None):
+        env = env or {}
+        e = e.xreplace(env) if env else e
+        if not self.vals.rvs(e):
+            e = e.xreplace(self.sub)
+            free = sorted(str(x) for x in e.free_symbols if not isinstance(x, sympy.Dummy))
+            if free:
+                raise NumericUnknown(f"`{free[0]}` has no value in the simulation: give it one with "
+                                     f"`where {free[0]} = ...`")
+            try:
+                f = float(e)
+            except (TypeError, ValueError, OverflowError):
+                f = math.nan
+            if not math.isfinite(f):
+                raise NumericUnknown(f"the value {fmt(e)} in the simulated quantity is not a real number in the "
+                                     "float range a simulation computes in")
+            return f, f, BOUNDED
+        if self.vals.is_rv(e):
+            return self.law(e)
+        parts = None
+        if isinstance(e, (sympy.Add, sympy.Mul, sympy.Max, sympy.Min)):
+            parts = [self.tail(a) for a in e.args]
+            if None in parts:
+                return None
+        if isinstance(e, sympy.Add):
+            cls = max(p[2] for p in parts)
+            return sum(p[0] for p in parts), sum(p[1] for p in parts), cls
+        if isinstance(e, sympy.Mul):
+            lo, hi = 1.0, 1.0
+            for p in parts:
+                lo, hi = _interval_mul((lo, hi), (p[0], p[1]))
+            heavy = [p[2] for p in parts if p[2] != BOUNDED]
+            return lo, hi, BOUNDED if not heavy else heavy[0] if len(heavy) == 1 else MOMENTS
+        if isinstance(e, (sympy.Max, sympy.Min)):
+            pick = max if isinstance(e, sympy.Max) else min
+            return pick(p[0] for p in parts), pick(p[1] for p in parts), max(p[2] for p in parts)
+        if isinstance(e, sympy.Pow):
+            return self.power(e)
+        if isinstance(e, sympy.exp):
+            a = self.tail(e.args[0])
+            if a is None:
+                return None
+            lo, hi = math.exp(min(a[0], 700)), math.exp(min(a[1], 700))
+            if math.isfinite(a[1]) and a[1] < 700:
+                return lo, hi, BOUNDED
+            return (lo, math.inf, MOMENTS) if a[2] <= EXPONENTIAL else None
+        if isinstance(e, sympy.log):
+            a = self.tail(e.args[0])
+            if a is None or not a[0] > 0:
+                return None
+            return math.log(a[0]), (math.log(a[1]) if math.isfinite(a[1]) else math.inf), a[2]
+        if isinstance(e, (sympy.tanh, sympy.erf)):
+            return -1.0, 1.0, BOUNDED
+        if isinstance(e, sympy.Abs):
+            a = self.tail(e.args[0])
+            if a is None:
+                return None
+            lo = 0.0 if a[0] <= 0 <= a[1] else min(abs(a[0]), abs(a[1]))
+            return lo, max(abs(a[0]), abs(a[1])), a[2]
+        if isinstance(e, sympy.KroneckerDelta):
+            return 0.0, 1.0, BOUNDED
+        if isinstance(e, sympy.Sum) and len(e.limits) == 1:
+            i, lo, hi = e.limits[0]
+            lo, hi = lo.xreplace(self.sub), hi.xreplace(self.sub)
+            if not (lo.is_Integer and hi.is_Integer) or ranges.count(lo, hi) > ranges.MAX_TERMS:
+                return None
+            acc = (0.0, 0.0, BOUNDED)
+            for k in ranges.index_range(lo, hi):
+                t = self.tail(e.function, {i: Integer(k)})
+                if t is None:
+                    return None
+                acc = (acc[0] + t[0], acc[1] + t[1], max(acc[2], t[2]))
+            return acc
+        return None
+
+    def power(self, e):
+        b, x = e.base, e.exp
+        if self.vals.rvs(x):  # c^Y = exp(Y log c)
+            if self.vals.rvs(b) or not (b.is_number and b.is_positive):
+                return None
+            return self.tail(sympy.exp(x * sympy.log(b), evaluate=False))
+        a = self.tail(b)
+        if a is None:
+            return None
+        try:
+            k = float(x.xreplace(self.sub))
+        except (TypeError, ValueError, OverflowError):
+            return None
+        lo, hi, cls = a
+        if k == 0:
+            return 1.0, 1.0, BOUNDED
+        if k < 0:  # bounded only away from 0
+            if lo > 0:
+                return (_fpow(hi, k) if math.isfinite(hi) else 0.0), _fpow(lo, k), BOUNDED
+            if hi < 0 and float(k).is_integer():
+                ends = [_fpow(hi, k), _fpow(lo, k) if math.isfinite(lo) else 0.0]
+                return min(ends), max(ends), BOUNDED
+            return None
+        if not float(k).is_integer() and lo < 0:
+            return None  # a fractional power of a value that may be negative
+        cands = [_fpow(v, k) for v in (lo, hi) if math.isfinite(v)] + ([0.0] if lo <= 0 <= hi else [])
+        new_lo = min(cands) if math.isfinite(lo) and math.isfinite(hi) else (0.0 if k % 2 == 0 or lo >= 0 else -math.inf)
+        new_hi = max(cands) if math.isfinite(lo) and math.isfinite(hi) else math.inf
+        if cls == BOUNDED:
+            return new_lo, new_hi, BOUNDED
+        return new_lo, new_hi, (cls if k <= 1 else MOMENTS)
 
 
 def simulate_statement(state, st: S.Simulate) -> StepResult:
@@ -191,14 +399,23 @@ def simulate_statement(state, st: S.Simulate) -> StepResult:
         vals = Values(state)
         target_v = vals.value(target)
         if target_v.free_symbols or not target_v.is_number:
-            raise NumericUnknown(f"the claimed value {target} is not a number: give names a value with `where`")
+            raise NumericUnknown(f"the claimed value {safe_str(target)} is not a number: give names a value "
+                                 "with `where`")
+        claimed = _claimed(target_v)
+        few = too_few(n, conf)
+        if few:
+            raise _TooFew(few)
         inner = lhs.args[0]
         sub = {state.scope.symbols[k]: v for k, v in bindings.items() if k in state.scope.symbols}
-        est, lo, hi, detail = _run_simulation(state, vals, lhs, inner, n, seed, conf, sub)
+        est, lo, hi, detail = _run_simulation(state, vals, lhs, inner, n, seed, conf, sub, lt)
         uses.update(vals.uses)
-        consistent = bool(lo <= float(target_v) <= hi)
-        pct = f"{float(conf) * 100:g}%"
-        msg = (f"estimate {est:.6g}, {pct} interval [{lo:.6g}, {hi:.6g}] ({n:,} samples, seed {seed}): "
+        if not all(math.isfinite(v) for v in (est, lo, hi)):
+            raise NumericUnknown(f"the estimate or its interval overflows the float range (estimate {est:.6g}, "
+                                 f"interval [{lo:.6g}, {hi:.6g}]): no verdict")
+        consistent = bool(lo <= claimed <= hi)
+        pct, reached = _pct(float(conf)), confidence_reached(n, conf)
+        msg = (f"estimate {est:.6g}, {pct} interval [{lo:.6g}, {hi:.6g}] ({n:,} samples, seed {seed}; "
+               f"confidence reached {_pct(reached)}): "
                + (f"consistent with {fmt(target_v)}" if consistent else f"INCONSISTENT with {fmt(target_v)}")
                + f"\n({detail})")
         if proof_note:
@@ -207,13 +424,21 @@ def simulate_statement(state, st: S.Simulate) -> StepResult:
         lr.message = msg
         lr.lhs_expr, lr.rhs_expr = lhs, target_v
         res.simulation = {"estimate": est, "low": lo, "high": hi, "samples": n, "seed": seed,
-                          "confidence": float(conf), "claimed": float(target_v), "consistent": consistent}
+                          "confidence": float(conf), "confidence_reached": reached, "claimed": claimed,
+                          "consistent": consistent}
         if not consistent:
             lr.diagnostics.append(Diagnostic(
                 "error", "the simulation is inconsistent with this claim", st.lhs.span.to(st.rhs.span),
                 f"outside the {pct} interval", notes=[msg],
                 help="a simulation is evidence, not a proof; check the claim (or the sample size and seed)",
                 code="E-simulation-inconsistent"))
+        settle_step(res)
+    except _TooFew as e:
+        settle(lr, UNDECIDED)
+        lr.message = str(e)
+        lr.diagnostics.append(Diagnostic("error", "too few samples for a verdict", st.span, "unknown",
+                                         notes=[str(e)], help=f"use `samples = {DEFAULT_SAMPLES}` or more",
+                                         code="E-simulation-too-few"))
         settle_step(res)
     except NumericUnknown as e:
         settle(lr, UNDECIDED)
@@ -229,6 +454,23 @@ def simulate_statement(state, st: S.Simulate) -> StepResult:
         res.steps_cited = [st.proof.text]
         res.rests_on = list(dict.fromkeys(res.rests_on + state.steps[st.proof.text].rests_on))
     return res
+
+
+class _TooFew(Exception):
+    """Fewer samples than a verdict needs (the statement is unknown, E-simulation-too-few)."""
+
+
+def _claimed(v) -> float:
+    """The claimed value as a float, or NumericUnknown when it is not a real number in the float range."""
+    if sign(sympy.im(v)) != 0:
+        raise NumericUnknown(f"the claimed value {fmt(v)} is not (known to be) a real number")
+    try:
+        f = float(sympy.re(v))
+    except (TypeError, ValueError, OverflowError):
+        f = math.inf
+    if not math.isfinite(f):
+        raise NumericUnknown(f"the claimed value {fmt(v)} is beyond the float range a simulation computes in")
+    return f
 
 
 def _proof(state, st, lr, lhs, target, bindings, uses):
@@ -260,19 +502,31 @@ def _proof(state, st, lr, lhs, target, bindings, uses):
             except Exception:
                 same = False
         if same and sign(rhs_s - target) == 0:
-            where = ", ".join(f"{k} = {v}" for k, v in bindings.items())
+            where = ", ".join(f"{k} = {fmt(v)}" for k, v in bindings.items())
             note += f", which at {where} is {fmt(rhs_s)}" if where else ""
         else:
             lr.diagnostics.append(Diagnostic(
                 "warning", f"`{ref}` does not state this claim", st.proof.span, "a different statement",
                 notes=[f"`{ref}` proves {step.statement}"] +
-                      ([f"with {', '.join(f'{k} = {v}' for k, v in bindings.items())} its sides are "
-                        f"{lhs_s} and {rhs_s}"] if bindings else []),
+                      ([f"with {', '.join(f'{k} = {fmt(v)}' for k, v in bindings.items())} its sides are "
+                        f"{safe_str(lhs_s)} and {safe_str(rhs_s)}"] if bindings else []),
                 code="W-simulate-proof"))
     return note
 
 
-def _run_simulation(state, vals: Values, op, inner, n, seed, conf, sub=None):
+def _certify(state, vals, op, inner, sub, text=None):
+    """NumericUnknown unless the simulated quantity certainly has the moments its interval needs
+    (E: a finite variance; Var and SD: a finite fourth moment): see :class:`_Tails`."""
+    if _Tails(state, vals, sub or {}).tail(inner) is None:
+        what = {E: "E", Var: "Var", SD: "SD"}[type(op)]
+        raise NumericUnknown(
+            f"cannot certify that the quantity in `{text or show(inner)}` has finite moments, so {what}[...] may "
+            "not exist and its "
+            "confidence interval would mean nothing (a heavy-tailed or undefined quantity such as 1/Z, "
+            "exp(Z^2) or log near 0); simulate a bounded or polynomial quantity, or prove the claim with a `step`")
+
+
+def _run_simulation(state, vals: Values, op, inner, n, seed, conf, sub=None, text=None):
     import numpy as np
 
     smp = _Sampler(state, vals, np, sub)
@@ -280,46 +534,61 @@ def _run_simulation(state, vals: Values, op, inner, n, seed, conf, sub=None):
     allvars = list(scalars)
     per_sample = len(scalars)
     samplers = {}
+    def usable(what, d):
+        if not d.numeric_params():
+            raise NumericUnknown(f"`{what} ~ {d.text}` has symbolic parameters")
+        why = d.sampling_problem()
+        if why:
+            raise NumericUnknown(f"`{what} ~ {d.text}` cannot be simulated: {why}")
+        return d.sampler()
+
     for s in scalars:
-        d = vals.law(s)
-        if not d.numeric_params():
-            raise NumericUnknown(f"`{s} ~ {d.text}` has symbolic parameters")
-        samplers[s] = d.sampler()
+        samplers[s] = usable(s, vals.law(s))
     for fname, (base, lo, hi) in families.items():
-        d = vals.law(base[lo])
-        if not d.numeric_params():
-            raise NumericUnknown(f"`{fname} ~ {d.text}` has symbolic parameters")
-        samplers[fname] = (d.sampler(), lo, hi)
-        per_sample += hi - lo + 1
-        allvars.extend(base[k] for k in range(lo, hi + 1))
-    if not allvars:
-        raise NumericUnknown("nothing random to simulate")
+        if ranges.count(lo, hi) == 0:
+            continue  # an empty family draws nothing
+        samplers[fname] = (usable(fname, vals.law(base[lo])), lo, hi)
+        per_sample += ranges.count(lo, hi)
+        if per_sample * n > MAX_DRAWS:
+            break
+        allvars.extend(base[k] for k in ranges.index_range(lo, hi))
     if per_sample * n > MAX_DRAWS:
         raise NumericUnknown(f"{n:,} samples of {per_sample:,} random numbers each exceed the limit of "
                              f"{MAX_DRAWS:,} draws")
+    if not allvars:
+        raise NumericUnknown("nothing random to simulate")
     if len(allvars) > 1:
         vals.need_independence(allvars)
+    if not isinstance(op, Prob):
+        _certify(state, vals, op, inner, sub, text)
     rng = np.random.default_rng(seed)
     block = max(1, min(n, CHUNK_NUMBERS // max(per_sample, 1)))
     outs = []
     done = 0
     while done < n:
+        vals.deadline()
         m = min(block, n - done)
         smp.n = m
         smp.draws = {}
         for s in scalars:
             smp.draws[s] = samplers[s](rng, (m,))
-        for fname in families:
+        for fname in samplers.keys() & families.keys():
             f, lo, hi = samplers[fname]
             smp.draws[fname] = (f(rng, (m, hi - lo + 1)), lo)
-        y = smp.ev(inner, {})
+        with np.errstate(all="ignore"):  # an overflow is reported below (the values are not all finite)
+            y = smp.ev(inner, {})
         y = np.broadcast_to(np.asarray(y, dtype=float), (m,))
         outs.append(np.array(y, dtype=float))
         done += m
     y = np.concatenate(outs)
     if not np.all(np.isfinite(y)):
         raise NumericUnknown("the simulated values include infinities or NaN")
-    z = _z(conf)
+    with np.errstate(all="ignore"):  # an overflow shows as a non-finite interval: no verdict
+        return _estimate(np, op, y, n, _z(conf))
+
+
+def _estimate(np, op, y, n, z):
+    """(estimate, low, high, how) of the simulated values ``y``."""
     if isinstance(op, Prob):
         k = float(y.sum())
         p = k / n

@@ -36,6 +36,7 @@ class FileState:
     verified: list = field(default_factory=list)  # steps that hold, in order (candidates for later links)
     # caches, freed with the state
     consistency_cache: dict = field(default_factory=dict)  # fact normal forms for check_consistency
+    timeout: float | None = None  # the per-link time limit (Options.timeout), for numeric statements too
     cross_models: dict = field(default_factory=dict)  # cross-check: "decls" -> Decls, used facts -> models
     _fact_names: dict = field(default_factory=dict)
     _name_index: dict = field(default_factory=dict)

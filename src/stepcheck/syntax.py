@@ -236,6 +236,7 @@ class Step:
     span: Span
     kind: str = "step"  # "step" | "refute"
     under: list[Ref] = field(default_factory=list)  # for refute ... under REFS
+    cond: "ForCond | None" = None  # step ... for i != j: every link holds under it
 
 
 # ---------------------------------------------------------------- numeric claims

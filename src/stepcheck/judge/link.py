@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..results import FAILS, HOLDS, UNKNOWN
+from ..terms.printer import show
 from . import EXACT, KERNEL, UNDECIDED, WITNESS, Verdict, proved
 from . import refuters as cx
 from .attribution import attribute
@@ -116,6 +117,7 @@ def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels):
 
 
 def _witness_message(text, v, rel: str) -> str:
+    v = show(v)  # long integers as decimals (Python refuses to print more than 4,300 digits)
     if text is None:
         return f"the two sides differ by {v}" if rel == "=" else f"the claimed inequality is false: the margin is {v}"
     return f"at {text} the two sides differ by {v}" if rel == "=" else f"at {text} the inequality is false (margin {v})"

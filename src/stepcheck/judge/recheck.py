@@ -147,9 +147,9 @@ class Recheck:
                 return Integer(i - 1) if self.p.pattern == 0 else Integer(1 if i == 1 else 0)
             raise Unconfirmed(f"no value for {name}_{i}")
         if isinstance(x, (sympy.Sum, sympy.Product)):
-            (var, lo, hi), = x.limits if len(x.limits) == 1 else (None,)  # one bound per sum
-            if var is None:
-                raise Unconfirmed("a sum over several indices")
+            # sympy's nested form: the first limit is the innermost; the outer one is expanded here
+            body = type(x)(x.function, *x.limits[:-1]) if len(x.limits) > 1 else x.function
+            var, lo, hi = x.limits[-1]
             lo, hi = self._ground(lo, env), self._ground(hi, env)
             if not (lo.is_Integer and hi.is_Integer):
                 raise Unconfirmed("a sum with non-integer bounds")
@@ -157,7 +157,7 @@ class Recheck:
             if n > MAX_TERMS:
                 raise Unconfirmed("a sum too long to expand")
             # the language's convention: an empty sum is 0, an empty product 1 (never sympy's Karr reversal)
-            terms = [self._ground(x.function, {**env, var: Integer(k)}) for k in range(int(lo), int(hi) + 1)]
+            terms = [self._ground(body, {**env, var: Integer(k)}) for k in range(int(lo), int(hi) + 1)]
             return sympy.Add(*terms) if isinstance(x, sympy.Sum) else sympy.Mul(*terms)
         if isinstance(x, (E, Var, SD, Prob)):
             return type(x)(self._ground(x.args[0], env))

@@ -121,7 +121,14 @@ class WitnessSearch:
             asg = {p: Integer(v) for p, v in zip(f.free, combo)}
             if any(asg[a] == asg[b] for (a, b) in f.distinct if a in asg and b in asg):
                 continue
-            inst = body.xreplace(asg).doit() if body.has(sympy.Sum) else body.xreplace(asg)
+            inst = body.xreplace(asg)
+            if inst.has(sympy.Sum, sympy.Product):  # the language's empty ranges, never sympy's Karr reversal
+                from ..models.ranges import RangeLimit, evaluate
+
+                try:
+                    inst = evaluate(inst, 10_000)
+                except RangeLimit as e:
+                    raise KernelLimit(str(e)) from None
             v = _unroll(inst, pattern)
             if not v.is_number or sign(v) != 0:
                 return False

@@ -17,6 +17,7 @@ from sympy.polys.polyerrors import PolynomialError, GeneratorsNeeded, Polificati
 from sympy.polys.polytools import parallel_poly_from_expr
 
 from .groups import linked_groups
+from ..terms.facts import KernelLimit
 from ..terms.objects import DSum, E
 
 
@@ -35,8 +36,38 @@ def has_atoms(x) -> bool:
     return x.has(E, DSum)
 
 
+#: sympy's Gröbner basis cannot be interrupted, so systems that can take minutes are refused up front
+#: (KernelLimit: the link is unknown).  The shipped derivations stay far below: at most 26 generators,
+#: degree 2 and 36 terms in one system.
+MAX_BASIS_GENS = 150
+MAX_BASIS_TERMS = 1500
+MAX_BASIS_DEGREE = 6  # for a system of two or more polynomials
+
+
+def _size_guard(polys) -> None:
+    """Before any Poly is built (building one of 10^4 terms already takes seconds)."""
+    terms = sum(len(sympy.Add.make_args(p)) for p in polys)
+    gens = set().union(*(p.atoms(E, DSum) | p.free_symbols for p in polys)) if polys else set()
+    if terms > MAX_BASIS_TERMS or len(gens) > MAX_BASIS_GENS:
+        raise KernelLimit(f"the facts form a polynomial system too large to solve here ({len(polys)} equations, "
+                          f"about {len(gens)} unknowns, {terms} terms)")
+
+
+def _guard(polys, gens) -> None:
+    try:
+        ps = [sympy.Poly(p, *gens) for p in polys]
+    except (PolynomialError, GeneratorsNeeded, CoercionFailed):
+        return
+    terms = sum(len(p.terms()) for p in ps)
+    deg = max((p.total_degree() for p in ps), default=0)
+    if len(gens) > MAX_BASIS_GENS or terms > MAX_BASIS_TERMS or (len(ps) > 1 and deg > MAX_BASIS_DEGREE):
+        raise KernelLimit(f"the facts form a polynomial system too large to solve here ({len(ps)} equations, "
+                          f"{len(gens)} unknowns, degree {deg}, {terms} terms)")
+
+
 @lru_cache(maxsize=4096)
 def _basis(polys: tuple, gens: tuple):
+    _guard(polys, gens)
     G = groebner(list(polys), *gens, order="grevlex", domain=QQ)
     return tuple(G.exprs)
 
@@ -63,6 +94,7 @@ def _reduce_modulo(p, facts: frozenset) -> sympy.Expr:
         return p
     pn, pd = _num_den(p)
     fn = tuple(sorted({_num_den(f)[0] for f in facts}, key=sympy.default_sort_key))
+    _size_guard(fn)
     try:
         polys, opt = parallel_poly_from_expr([pn, *fn], domain=QQ)
     except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
@@ -107,6 +139,7 @@ def basis_of(facts) -> tuple:
 @lru_cache(maxsize=4096)
 def _group_basis(group: tuple) -> tuple:
     """The basis of one group (cached: unchanged groups cost nothing when re-checked)."""
+    _size_guard(group)
     try:
         polys, opt = parallel_poly_from_expr(list(group), domain=QQ)
     except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):

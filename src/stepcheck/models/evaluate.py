@@ -21,6 +21,7 @@ from ..terms.facts import Decls, EqFact, IndepFact  # IneqFact: any fact with ``
 from ..terms.functions import function_of
 from ..terms.objects import SD, Cov, E, FamilyExtremum, Var
 from .numbers import ModelError, holds_rel, n_add, n_cmp, n_mul, n_pow, n_sqrt, num, sym
+from .ranges import count, index_range, unit
 from .render import key_name, show
 
 MAX_OUTCOMES = 4096  # outcomes of one marginal table
@@ -99,7 +100,7 @@ def _range_of(decls: Decls, sym_or_family, dims: dict, params=None):
               else decls.family_ranges[sym_or_family])
     ev = Evaluator(Model(dims=dims, params=params or {}), decls)
     a, b = ev.int_value(lo, {}), ev.int_value(hi, {})
-    return range(a, b + 1)
+    return index_range(a, b)
 
 
 class Evaluator:
@@ -185,11 +186,11 @@ class Evaluator:
     def _members(self, x, env) -> list:
         """The members ``s_lo, ..., s_hi`` of the family of ``max(s)`` / ``min(s)``."""
         base, lo, hi = x.args[0], self.int_value(x.args[1], env), self.int_value(x.args[2], env)
-        if hi < lo:
+        if count(lo, hi) == 0:
             raise ModelError(f"{x.kind} of an empty family")
-        if hi - lo > 64:
+        if count(lo, hi) > 65:
             raise ModelError("a family too long for a model")
-        return [base[sympy.Integer(i)] for i in range(lo, hi + 1)]
+        return [base[sympy.Integer(i)] for i in index_range(lo, hi)]
 
     def big(self, x, env, out):
         body = x.function
@@ -202,22 +203,17 @@ class Evaluator:
                 return [self.ev(body, env2, out)]
             var, lo, hi = ranges[k]
             a, b = self.int_value(lo, env2), self.int_value(hi, env2)
-            if b - a > 64:
+            if count(a, b) > 65:
                 raise ModelError("a sum too long for a model")
             vals = []
-            for i in range(a, b + 1):
+            for i in index_range(a, b):  # empty when b < a: the language's convention
                 vals.extend(rec(k + 1, {**env2, var: Fraction(i)}))
             return vals
 
         vals = rec(0, env)
-        if isinstance(x, Sum):
-            acc = Fraction(0)
-            for v in vals:
-                acc = n_add(acc, v)
-        else:
-            acc = Fraction(1)
-            for v in vals:
-                acc = n_mul(acc, v)
+        acc = num(unit(x))  # an empty sum is 0, an empty product 1
+        for v in vals:
+            acc = n_add(acc, v) if isinstance(x, Sum) else n_mul(acc, v)
         return acc
 
     # -------------------------------------------------------------- random keys
@@ -245,7 +241,10 @@ class Evaluator:
                     self._keys(x.function, env2, acc, deep)
                     return
                 var, lo, hi = x.limits[k]
-                for i in range(self.int_value(lo, env2), self.int_value(hi, env2) + 1):
+                a, b = self.int_value(lo, env2), self.int_value(hi, env2)
+                if count(a, b) > 65:
+                    raise ModelError("a sum too long for a model")
+                for i in index_range(a, b):
                     rec(k + 1, {**env2, var: Fraction(i)})
             rec(0, env)
             return
@@ -347,13 +346,13 @@ class Evaluator:
                     return
                 var, lo, hi = x.limits[k]
                 a, b = self.int_value(lo, env2), self.int_value(hi, env2)
-                if b - a > 64:
+                if count(a, b) > 65:
                     raise ModelError("a sum too long for a model")
-                for i in range(a, b + 1):
+                for i in index_range(a, b):
                     rec(k + 1, {**env2, var: Fraction(i)})
 
             rec(0, env)
-            return _fold(parts, n_add, Fraction(0)) if isinstance(x, Sum) else _fold(parts, n_mul, Fraction(1))
+            return _fold(parts, n_add if isinstance(x, Sum) else n_mul, num(unit(x)))
         if isinstance(x, sympy.Pow):
             return _apply([self._compile(a, env) for a in x.args], lambda b, e: n_pow(b, e))
         if isinstance(x, KroneckerDelta):

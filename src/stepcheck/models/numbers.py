@@ -12,6 +12,9 @@ from fractions import Fraction
 import sympy
 
 
+MAX_POWER_BITS = 20_000  # a power of a rational with a larger exponent than 64 is computed up to this size
+
+
 class ModelError(Exception):
     """The expression has no value on this model (undefined, unsupported, too big)."""
 
@@ -59,7 +62,8 @@ def n_pow(a, b):
     if isinstance(a, Fraction) and isinstance(b, Fraction):
         if b.denominator == 1:
             e = b.numerator
-            if abs(e) > 64:
+            size = abs(e) * max(a.numerator.bit_length(), a.denominator.bit_length())
+            if abs(e) > 64 and size > MAX_POWER_BITS:
                 raise ModelError("exponent too large for a model")
             if a == 0 and e < 0:
                 raise ModelError("division by zero in this model")

@@ -18,10 +18,31 @@ from ..terms.printer import KernelPrinter
 from .numbers import _marg
 
 
+MAX_SHOWN_DIGITS = 100  # a model value with longer integers is shown as a decimal
+
+
 def show_value(v) -> str:
+    """A model value as text: exact, or ``≈ 2.656139889e+195`` when its integers are long (Python refuses
+    to print integers of more than 4,300 digits at all)."""
     if isinstance(v, Fraction):
+        bits = max(v.numerator.bit_length(), v.denominator.bit_length())
+        if bits * 0.30103 > MAX_SHOWN_DIGITS:
+            return _decimal(sympy.Rational(v.numerator, v.denominator))
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    if isinstance(v, sympy.Basic) and any(isinstance(a, sympy.Rational) and
+                                          max(int(a.p).bit_length(), int(a.q).bit_length()) * 0.30103 > MAX_SHOWN_DIGITS
+                                          for a in sympy.preorder_traversal(v)):
+        return _decimal(v)
     return show(v)
+
+
+def _decimal(v) -> str:
+    import mpmath
+
+    try:
+        return "≈ " + mpmath.nstr(mpmath.mpf(sympy.N(v, 12)), 10)
+    except Exception:
+        return "(a number too large to print)"
 
 
 class _Printer(KernelPrinter):

@@ -118,11 +118,14 @@ def related(facts: dict, exprs, kept: dict, decls: Decls) -> dict:
 
 
 def _dim_values(s):
+    """Small values of an integer symbol.  A plain integer also takes -1 and -2: a range ``1..m``
+    is empty for m <= 0, and sympy's reversed-range sums differ from the empty sum only from
+    ``hi <= lo - 2`` on (models/ranges.py), so a counterexample needs m = -2 to show it."""
     if s.is_positive:
         return [1, 2, 3]
     if s.is_nonnegative:
         return [1, 2, 3, 0]
-    return [1, 2, 3, 0, -1]
+    return [1, 2, 3, 0, -1, -2]
 
 
 def _param_values(s):

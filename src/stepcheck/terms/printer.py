@@ -118,6 +118,12 @@ class KernelPrinter(LanguagePrinter, StrPrinter):
 
     _print_Dummy = _print_Symbol
 
+    def _print_Integer(self, e):
+        return _long_number(e) or str(e.p)
+
+    def _print_Rational(self, e):
+        return _long_number(e) or super()._print_Rational(e)
+
     def _print_Exp1(self, e):
         return "e"
 
@@ -128,6 +134,19 @@ class KernelPrinter(LanguagePrinter, StrPrinter):
         f = e.function
         lims = "; ".join(f"{self._print(i)}={self._print(a)}..{self._print(b)}" for i, a, b in e.limits)
         return f"Σ[{lims}] {self.parenthesize(f, PRECEDENCE['Mul'])}"
+
+
+MAX_PRINTED_BITS = 10_000  # about 3,000 digits: Python refuses to print more than 4,300 at all
+
+
+def _long_number(e) -> str | None:
+    """A decimal for an exact number too long to print in full (``≈ 1.00000e+4999``), else None."""
+    if max(int(e.p).bit_length(), int(e.q).bit_length()) <= MAX_PRINTED_BITS:
+        return None
+    try:
+        return "≈ " + format(e.evalf(6), "")
+    except (ValueError, OverflowError):
+        return "(a number too large to print)"
 
 
 _P = KernelPrinter({"order": "none"})
