@@ -470,3 +470,28 @@ def test_a_literal_index_instantiates_only_facts_over_its_own_family_range():
            "assume mx: E[x_i] = 0\nstep ok: E[x_2] = 0   by mx\nstep no: E[y_2] = 0   by mx\n")
     st = {s.name: s.status for s in check_text(src, "c.step").steps}
     assert st["ok"] == "holds" and st["no"] != "holds"
+
+
+# ---------------------------------------------------------------- block independence: q ⟂ k
+def _blocks(fact, step):
+    from stepcheck.checker import check_text
+
+    src = ("let n: positive integer\nlet i: index 1..n\nrandom q_i, k_i for i in 1..n\n"
+           f"assume b: {fact}\nstep s: {step}\n")
+    return check_text(src, "b.step").steps[0].status
+
+
+@pytest.mark.parametrize("fact", ["q ⟂ k", "independent(vector q, vector k)"])
+def test_block_independence_factorises_across_the_blocks(fact):
+    assert _blocks(fact, "E[q_i k_i] = E[q_i] E[k_i]   by b") == "holds"
+    assert _blocks(fact, "E[q_1 q_2 k_1 k_2] = E[q_1 q_2] E[k_1 k_2]   by b") == "holds"
+
+
+@pytest.mark.parametrize("fact", ["q ⟂ k", "independent(vector q, vector k)"])
+def test_block_independence_says_nothing_inside_a_block(fact):
+    assert _blocks(fact, "E[q_1 q_2] = E[q_1] E[q_2]   by b") != "holds"
+    assert _blocks(fact, "Cov(q_1, q_2) = 0   by b") != "holds"
+
+
+def test_the_member_reading_still_factorises_inside_a_family():
+    assert _blocks("independent(q, k)", "E[q_1 q_2] = E[q_1] E[q_2]   by b") == "holds"

@@ -7,8 +7,13 @@ mention and reports it as an ``E-inconsistent`` diagnostic.
 """
 from __future__ import annotations
 
-from .errors import Diagnostic
+import sympy
+
+from . import syntax as S
+from .errors import Diagnostic, error
 from .kernel import KernelLimit, check_consistency
+from .terms.facts import EqFact, IndepFact
+from .terms.objects import Cov
 
 
 def consistency(checker, new_label: str | None = None):
@@ -52,3 +57,52 @@ def consistency(checker, new_label: str | None = None):
                    "from contradictory facts every claim would follow; no step is counted as verified from them"],
             help="fix the values (a variance cannot be negative; one quantity cannot have two values)",
             code="E-inconsistent"))
+
+
+def independence_fact(checker, label, f: S.IndepFact, el, distinct):
+    """The kernel fact of `independent(...)`, `X ⟂ Y` (block independence of families) or `uncorrelated(X, Y)`."""
+    scope = checker.state.scope
+    if f.kind == "uncorrelated":
+        if len(f.args) != 2:
+            raise error("`uncorrelated` takes two random variables", f.span, code="E-arity")
+        a, b = el.expr(f.args[0]), el.expr(f.args[1])
+        return EqFact(label, Cov(a, b), sympy.Integer(0), free=checker._free(a + b), distinct=distinct,
+                      text=checker.src(f.span))
+    if len(f.args) < 2 and not (len(f.args) == 1 and isinstance(f.args[0], S.Name)
+                                and f.args[0].name in scope.families):
+        raise error("`independent` needs at least two random variables or a family", f.span, code="E-arity")
+    families, members, blocks = [], [], []
+    for a in f.args:
+        if isinstance(a, S.BinOp) and a.op == "*" and isinstance(a.left, S.Name) and a.left.name == "vector" \
+                and "vector" not in scope.symbols and isinstance(a.right, S.Name):
+            if a.right.name not in scope.families:
+                raise error(f"`vector {a.right.name}`: `{a.right.name}` is not a family", a.right.span,
+                            code="E-family")
+            a = a.right
+            blocks.append(len(families) + len(members))  # this argument is a block
+        elif f.blocks and isinstance(a, S.Name) and a.name in scope.families:
+            blocks.append(len(families) + len(members))
+        if isinstance(a, S.Name) and a.name in scope.families:
+            fam = scope.families[a.name]
+            if not fam.random:
+                raise error(f"`{a.name}` is not random", a.span, code="E-not-random")
+            families.append(a.name)
+            continue
+        v = el.expr(a)
+        if not (v in scope.random_symbols or (isinstance(v, sympy.Indexed) and
+                                              scope.families.get(str(v.base.label)) and
+                                              scope.families[str(v.base.label)].random)):
+            raise error("`independent` takes random variables or random families", a.span, "not a random variable",
+                        code="E-not-random")
+        members.append(v)
+    free = tuple(sorted({s for m in members for s in m.free_symbols if s in scope.index_ranges},
+                        key=lambda s: s.name))
+    groups = ()
+    if blocks:  # block independence: one block per argument (a family read as a whole, or a variable)
+        if members and any(m.free_symbols & set(free) for m in members):
+            raise error("block independence takes whole families and single variables", f.span,
+                        help="write `q ⟂ k` for two families, or `q_i ⟂ q_j for i != j` for members",
+                        code="E-unsupported")
+        groups = tuple((n,) for n in families) + tuple((m,) for m in members)
+    return IndepFact(label, families=tuple(families), members=tuple(members), free=free, distinct=distinct,
+                     text=checker.src(f.span), blocks=groups)

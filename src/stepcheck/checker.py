@@ -28,7 +28,7 @@ from .kernel.rules import RULES
 from .options import Options
 from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult
 from .state import FileState
-from .terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, Limits
+from .terms.facts import Deadline, Decls, EqFact, IneqFact, Limits
 from .terms.objects import SD, Cov, E, Var
 
 MAX_STEPS = 2000
@@ -354,35 +354,9 @@ class Checker:
         return tuple(sorted({s for s in expr.free_symbols if s in ranges}, key=lambda s: s.name))
 
     def indep_fact(self, label, f: S.IndepFact, el: Elaborator, distinct):
-        scope = self.state.scope
-        if f.kind == "uncorrelated":
-            if len(f.args) != 2:
-                raise error("`uncorrelated` takes two random variables", f.span, code="E-arity")
-            a, b = el.expr(f.args[0]), el.expr(f.args[1])
-            return EqFact(label, Cov(a, b), sympy.Integer(0), free=self._free(a + b), distinct=distinct,
-                          text=self.src(f.span))
-        if len(f.args) < 2 and not (len(f.args) == 1 and isinstance(f.args[0], S.Name)
-                                    and f.args[0].name in scope.families):
-            raise error("`independent` needs at least two random variables or a family", f.span, code="E-arity")
-        families, members = [], []
-        for a in f.args:
-            if isinstance(a, S.Name) and a.name in scope.families:
-                fam = scope.families[a.name]
-                if not fam.random:
-                    raise error(f"`{a.name}` is not random", a.span, code="E-not-random")
-                families.append(a.name)
-                continue
-            v = el.expr(a)
-            if not (v in scope.random_symbols or (isinstance(v, sympy.Indexed) and
-                                                  scope.families.get(str(v.base.label)) and
-                                                  scope.families[str(v.base.label)].random)):
-                raise error("`independent` takes random variables or random families", a.span, "not a random variable",
-                            code="E-not-random")
-            members.append(v)
-        free = tuple(sorted({s for m in members for s in m.free_symbols if s in scope.index_ranges},
-                            key=lambda s: s.name))
-        return IndepFact(label, families=tuple(families), members=tuple(members), free=free, distinct=distinct,
-                         text=self.src(f.span))
+        from .assumptions import independence_fact
+
+        return independence_fact(self, label, f, el, distinct)
 
     def consistency(self, new_label: str | None = None):
         """Check the assumptions for contradictions (see :func:`stepcheck.assumptions.consistency`)."""

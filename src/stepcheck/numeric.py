@@ -156,7 +156,7 @@ class Values:
             return None
         for label, facts in self.c.facts.items():
             for f in facts:
-                if not isinstance(f, IndepFact):
+                if not isinstance(f, IndepFact) or f.blocks:  # block independence: not enumerated jointly here
                     continue
                 ok = True
                 for v in vs:

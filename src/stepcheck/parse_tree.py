@@ -166,7 +166,7 @@ class AstBuilder(Transformer):
 
     def perp_fact(self, meta, ch):
         cond = ch[2] if len(ch) > 2 else None
-        return S.IndepFact("independent", [ch[0], ch[1]], self.span(meta), cond)
+        return S.IndepFact("independent", [ch[0], ch[1]], self.span(meta), cond, blocks=True)
 
     def for_cond(self, meta, ch):
         return S.ForCond(ch[0], ch[1], self.span(meta))

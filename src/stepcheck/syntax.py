@@ -193,9 +193,10 @@ class IndepFact:
     """``independent(q, k)``, ``X ⟂ Y`` (kind="independent") or ``uncorrelated(X, Y)``."""
 
     kind: str  # "independent" | "uncorrelated"
-    args: list[Expr]  # family names, variables
+    args: list[Expr]  # family names, variables (`vector q` for a family read as one block)
     span: Span
     cond: ForCond | None = None
+    blocks: bool = False  # `q ⟂ k`: a family on either side is one block (its members need not be independent)
 
 
 Fact = Union[EqFact, IndepFact]

@@ -78,7 +78,8 @@ def _unminimised(full: Proof, used, ranges) -> Proof:
 def _weaker_uncorrelated(prover: LinkProver, lhs, rhs, lab, used, ranges, deadline, rel) -> str | None:
     """Does `Cov(q_i k_i, q_j k_j) = 0 for i != j` suffice where `independent(q, k)` was used?"""
     facts = prover.facts.get(lab, [])
-    if len(facts) != 1 or not isinstance(facts[0], IndepFact) or facts[0].members or len(facts[0].families) < 1:
+    if len(facts) != 1 or not isinstance(facts[0], IndepFact) or facts[0].members or len(facts[0].families) < 1 \
+            or facts[0].blocks:
         return None
     fams = facts[0].families
     rngs = {prover.decls.family_ranges.get(f) for f in fams}

@@ -51,6 +51,14 @@ class Independence:
         if len(groups) < 2:
             return E(whole)
         for fact in self.indep:
+            if fact.blocks:
+                merged = self._by_blocks(fact, factors, fvars)
+                if merged is not None:
+                    self.trace.rules.add("factorization")
+                    self.trace.indep.setdefault(fact.label, set()).add("")
+                    # each block may factorise further by other facts (independent(q) inside q's block)
+                    return Mul(*[self.factorize(g, bounds) if len(g) > 1 else E(g[0]) for g in merged])
+                continue
             if self.covers(fact, [v for v in allv if v not in wholes], bounds) and \
                     all(w.label.name in fact.families for w in wholes.values()):
                 self.trace.rules.add("factorization")
@@ -60,6 +68,24 @@ class Independence:
                 self.trace.indep.setdefault(fact.label, set()).add(weak)
                 return Mul(*[E(Mul(*g)) for g in groups])
         return E(whole)
+
+    def _by_blocks(self, fact, factors, fvars):
+        """The factors grouped by the blocks of a block-independence fact (two or more groups), or None.
+
+        Factors sharing a variable, or whose variables lie in one block, stay together: ``q ⟂ k``
+        factorises E[q_1 k_1] but not E[q_1 q_2]."""
+        def block(v):
+            name = v[1].label.name if isinstance(v, tuple) else v.base.label.name if isinstance(v, Indexed) else v
+            for k, blk in enumerate(fact.blocks):
+                if name in blk or v in blk:
+                    return k
+            return None
+
+        ids = [{block(v) for v in vs} for vs in fvars]
+        if any(None in s for s in ids):
+            return None
+        groups = [[factors[k] for k in g] for g in linked_groups([frozenset(s) for s in ids])]
+        return groups if len(groups) >= 2 else None
 
     def _whole(self, v, bounds):
         """The family (an IndexedBase) that ``v`` stands for as a whole, or None: ``max(x)``, or a member

@@ -19,7 +19,7 @@ from sympy import Indexed, Integer
 from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
-from ..terms.objects import DSum, as_expr
+from ..terms.objects import DSum, E, as_expr
 from .reduce import Inconsistent, has_atoms, reduce_modulo
 
 
@@ -147,8 +147,12 @@ class LinkProver:
         # quantified facts inside sums: reduce each summand in its own index world
         qeqs = [f for f in eqs if f.free]
         for t in ts:
-            if qeqs and t.bounds and has_atoms(t.coeff):
+            if qeqs and t.bounds and (has_atoms(t.coeff) or t.coeff.has(Indexed)):
                 c = nz.resolve_deltas(t.coeff, t.bounds)
+                rw = self.rewrites(nz, qeqs, c, t.bounds)
+                if rw:
+                    c = _expand(c.xreplace(rw))
+                    nz.trace.rules.add("facts")
                 inst = self.instances(nz, qeqs, c, t.bounds)
                 if inst:
                     c2 = _expand(reduce_modulo(c, inst))
@@ -168,6 +172,47 @@ class LinkProver:
                 nz.trace.rules.add("facts")
             d = d2
         return d
+
+    def rewrites(self, nz: Normalizer, eqs, expr, bounds) -> dict:
+        """``p_b -> 1/m`` for each fact ``p_j = VALUE`` about a deterministic family member, instantiated at
+        the indices in play: substituted into a summand before it is summed (a Gröbner basis cannot do it,
+        since clearing the denominator of p_j - 1/m leaves m p_j - 1, which does not reduce p_j)."""
+        out = {}
+        for f in eqs:
+            lhs, rhs = as_expr(f.lhs), as_expr(f.rhs)
+            if isinstance(rhs, Indexed) and not isinstance(lhs, Indexed):
+                lhs, rhs = rhs, lhs
+            if not (isinstance(lhs, Indexed) and not self.decls.is_rv(lhs) and not rhs.has(lhs.base)
+                    and not rhs.has(E, DSum, sympy.Sum)):
+                continue
+            for asg in self._assignments(nz, f, *self._index_values(expr, nz, bounds), bounds):
+                key = lhs.xreplace(asg)
+                if key in expr.atoms(Indexed):
+                    out[key] = rhs.xreplace(asg)
+        return out
+
+    def _index_values(self, expr, nz, bounds):
+        vals = set(nz.free) | {b for (b, _, _) in bounds}
+        present = set()
+        for ix in expr.atoms(Indexed):
+            vals |= {a for a in ix.indices if a.is_Symbol or a.is_Integer}
+            rng = self.decls.family_ranges.get(ix.base.label.name)
+            present |= {(a, rng) for a in ix.indices if a.is_Integer and rng is not None}
+        return sorted(vals, key=sympy.default_sort_key), present
+
+    def _assignments(self, nz, f, vals, present, bounds):
+        """The instances {free index: value} of a quantified fact among ``vals`` (in range, distinct as it asks)."""
+        choices = []
+        for p in f.free:
+            rng = self.decls.index_ranges.get(p)
+            choices.append([v for v in vals if nz.in_range(v, rng, bounds) or (
+                (v, rng) in present and sympy.Ge(v, rng[0]) == sympy.true and sympy.Gt(v, rng[1]) != sympy.true)])
+        for combo in itertools.product(*choices):
+            asg = dict(zip(f.free, combo))
+            if any(nz.distinct(asg[a], asg[b], bounds) is not True for (a, b) in f.distinct
+                   if a in asg and b in asg):
+                continue
+            yield asg
 
     def instances(self, nz: Normalizer, eqs, expr, bounds) -> list:
         """Fact polynomials instantiated at the indices in play, normalised."""

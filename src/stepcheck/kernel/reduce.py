@@ -13,6 +13,7 @@ from functools import lru_cache
 
 import sympy
 from sympy import QQ, groebner, reduced
+from sympy.polys.orderings import ProductOrder, grevlex
 from sympy.polys.polyerrors import PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed
 from sympy.polys.polytools import parallel_poly_from_expr
 
@@ -68,7 +69,7 @@ def _guard(polys, gens) -> None:
 @lru_cache(maxsize=4096)
 def _basis(polys: tuple, gens: tuple):
     _guard(polys, gens)
-    G = groebner(list(polys), *gens, order="grevlex", domain=QQ)
+    G = groebner(list(polys), *gens, order=_monomial_order(gens), domain=QQ)
     return tuple(G.exprs)
 
 
@@ -106,7 +107,7 @@ def _reduce_modulo(p, facts: frozenset) -> sympy.Expr:
     if list(G) == [1]:
         raise Inconsistent()
     try:
-        _, r = reduced(pn, list(G), *gens, order="grevlex", domain=QQ)
+        _, r = reduced(pn, list(G), *gens, order=_monomial_order(gens), domain=QQ)
     except (ZeroDivisionError, PolynomialError, CoercionFailed, NotImplementedError):
         return p  # no reduction is always sound (the link may stay unproved)
     return r / pd if pd != 1 else r
@@ -150,6 +151,19 @@ def _group_basis(group: tuple) -> tuple:
 def _components(polys) -> list:
     """Groups of polynomials linked (transitively) by a shared free symbol."""
     return [tuple(polys[k] for k in g) for g in linked_groups([p.free_symbols for p in polys])]
+
+
+def _monomial_order(gens):
+    """An elimination order: moment atoms (first in ``gens``) before parameters, grevlex within each block.
+
+    Plain grevlex compares total degrees first, so a fact E[q^2] - E[q]^2 = σ^2 would keep E[q^2] and
+    eliminate σ^2; with the atoms' block first the remainder of a sum's summand is written in the
+    parameters (E[q_i^2] -> σ^2 under E[q_i] = 0), which is what lets a fact apply inside a sum.
+    """
+    k = sum(1 for g in gens if g.has(E, DSum))
+    if 0 < k < len(gens):
+        return ProductOrder((grevlex, lambda m: m[:k]), (grevlex, lambda m: m[k:]))
+    return grevlex
 
 
 def _order_gens(gens) -> tuple:

@@ -59,6 +59,12 @@ class IndepFact:
     free: tuple = ()
     distinct: tuple = ()
     text: str = ""
+    #: block independence (``q ⟂ k``, ``independent(vector q, vector k)``): each block a tuple of family
+    #: names and single variables; the blocks are mutually independent, nothing is said inside a block.
+    #: ``families``/``members`` then list everything, for readers that may use a STRONGER reading (finite
+    #: models, re-checks: a model of mutual independence is a model of block independence); the kernel and
+    #: exact numbers read ``blocks``.
+    blocks: tuple = ()
 
 
 @dataclass(frozen=True, eq=False)
