@@ -270,6 +270,10 @@ class AstBuilder(Transformer):
         f, x = ch
         return S.Call("diff", [f, x], self.span(meta), Span.point(self.file, meta.line, meta.column))
 
+    def partial_op(self, meta, ch):
+        x, f = ch
+        return S.Call("diff", [f, x], self.span(meta), Span.point(self.file, meta.line, meta.column))
+
     # -------------------------------------------------- expressions
     def name(self, meta, ch):
         return S.Name(str(ch[0]), self.token_span(ch[0]))

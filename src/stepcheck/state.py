@@ -118,6 +118,12 @@ class FileState:
         names = [getattr(n, "name", str(n)) for n in self.names(lhs) | self.names(rhs)]
         vpos, fpos = self._index_labels()
         chosen = self._connected(names, lambda lab: lab in fpos or lab in vpos)
+        # `assume d: i != j` names only indices (which connect nothing): relevant when both are in the link
+        free = (lhs.free_symbols | rhs.free_symbols) & set(self.scope.index_ranges)
+        for lab, fs in self.facts.items():
+            if lab not in chosen and fs and all(getattr(f, "rel", None) == "!=" and {f.lhs, f.rhs} <= free
+                                                for f in fs):
+                chosen = set(chosen) | {lab}
         return sorted(chosen, key=lambda lab: (0, vpos[lab]) if lab in vpos else (1, fpos[lab]))
 
     def relevant_facts(self, names) -> list:

@@ -359,16 +359,58 @@ def _cached(cache: dict, key, fn):
     return val
 
 
-def take_limit(f, x, a, side: str = "+-"):
+def take_limit(f, x, a, side: str = "+-", gaps=()):
     """sympy.limit with x-free opaque atoms replaced by constants of known sign (cached).
 
     ``side``: ``"+-"`` (two-sided: both one-sided limits exist and agree),
     ``"+"`` or ``"-"``; ignored at infinity.  A two-sided limit whose sides
     differ, or that sympy cannot take, is a KernelLimit (not proved).
+    ``gaps``: expressions known positive (from facts ``u > v``); the limit is
+    taken with one symbol of each written through a positive constant, so
+    that ``exp(s_1/T)/(exp(s_1/T) + exp(s_2/T)) -> 1`` as T -> 0+ under
+    ``s_1 > s_2``.
     """
     if not a.is_finite:
         side = "-" if a == sympy.oo else "+"
+    if gaps:
+        return _cached(_LIMITS, (f, x, a, side, tuple(gaps)), lambda: _limit_with_gaps(f, x, a, side, gaps))
     return _cached(_LIMITS, (f, x, a, side), lambda: _take_limit(f, x, a, side))
+
+
+def _limit_with_gaps(f, x, a, side, gaps):
+    """Write t = (G - r)/c for a gap g = c t + r > 0 (G a positive constant), take the limit, put g back."""
+    back, sub = {}, {}
+    for g0 in gaps:
+        g = sympy.expand(g0.xreplace(sub))  # in the variables left by the earlier gaps
+        # the smaller side's symbol first: s_1 > s_2, s_1 > s_3 give s_2 = s_1 - G, s_3 = s_1 - G'
+        cands = sorted(g.free_symbols | g.atoms(sympy.Indexed),
+                       key=lambda t: (not (sympy.diff(g, t).is_number and sympy.diff(g, t) < 0),
+                                      sympy.default_sort_key(t)))
+        for t in cands:
+            if isinstance(t, sympy.Symbol) and any(isinstance(ix, sympy.Indexed) and t in ix.indices
+                                                   for ix in g.atoms(sympy.Indexed)):
+                continue  # an index, not a value
+            c = sympy.diff(g, t)
+            if not (c.is_number and c != 0):
+                continue
+            if not f.has(t):
+                continue
+            G = Dummy("gap", positive=True)
+            r = sympy.expand(g - c * t)
+            if r.has(t):
+                continue
+            f = f.xreplace({t: (G - r) / c})
+            sub = {k: v.xreplace({t: (G - r) / c}) for k, v in sub.items()}
+            sub[t] = (G - r) / c
+            back[G] = g0
+            break
+    if back:  # exp((G + s_2)/T) = exp(G/T) exp(s_2/T): the common factor cancels before sympy takes the limit
+        try:
+            f = sympy.cancel(sympy.expand(f, power_exp=True))
+        except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
+            pass
+    out = _take_limit(f, x, a, side)
+    return out.xreplace(back)
 
 
 def _take_limit(f, x, a, side):

@@ -117,6 +117,7 @@ class Normalizer(Independence):
                  limits: Limits | None = None, deadline: Deadline | None = None):
         self.decls = decls
         self.indep = list(indep)
+        self.gaps: tuple = ()  # u - v for facts u > v in scope: limits may use them (set by the prover)
         self.free = tuple(free)
         self.range_ok = frozenset(range_ok)
         self.limits = limits or Limits()
@@ -155,6 +156,15 @@ class Normalizer(Independence):
         fa, fb = a in self.free, b in self.free
         if fa and fb:
             return True  # the caller's case split makes free indices distinct
+        for c, v in ((a, b), (b, a)):  # a literal outside an index's range: δ(1, k) = 0 for k in 2..n
+            if c.is_Integer and not v.is_Integer:
+                rng = self._bound_range(v, bounds)
+                if rng is None and v in self.free and v in self.range_ok:
+                    rng = self.index_range(v)
+                if rng is not None and (sympy.Lt(c, rng[0]) == sympy.true or sympy.Gt(c, rng[1]) == sympy.true):
+                    if v in self.free:
+                        self.trace.ranges.add(v)
+                    return True
         ra, rb = self._bound_range(a, bounds), self._bound_range(b, bounds)
         if ra is not None and rb is not None:
             return True if ra == rb else None
@@ -202,7 +212,7 @@ class Normalizer(Independence):
     def terms(self, x) -> list[Term]:
         self.deadline.check()
         if not x.has(Sum, Product, *_PROB, KroneckerDelta, Derivative, Limit, Extremum):
-            return [Term(_expand_logs(x) if x.has(sympy.log) else x)]
+            return [Term(_elementary(x))]
         if isinstance(x, Add):
             out = []
             for a in x.args:
@@ -254,7 +264,9 @@ class Normalizer(Independence):
         if isinstance(x, Limit):
             self.trace.rules.add("calculus")
             f, var, pt, side = x.args
-            return [Term(calculus.take_limit(self.expr(f), var, self.expr(pt), str(side)))]
+            body = self.expr(f)
+            gaps = tuple(g for g in self.gaps if g.free_symbols & body.free_symbols and var not in g.free_symbols)
+            return [Term(calculus.take_limit(body, var, self.expr(pt), str(side), gaps))]
         if isinstance(x, Extremum):
             self.trace.rules.add("calculus")
             f, var, a, b, kind = x.args
@@ -265,7 +277,7 @@ class Normalizer(Independence):
         if self.rvs(x):
             return [Term(x)]
         y = x.func(*[self.opaque(a) for a in x.args])
-        return [Term(_expand_logs(y) if isinstance(y, sympy.log) else y)]
+        return [Term(_elementary(y))]
 
     def _check_size(self, ts):
         if len(ts) > self.limits.max_terms:
@@ -311,6 +323,42 @@ class Normalizer(Independence):
         rec(0, frozenset(), [], {})
         return results
 
+    def _sift(self, body, i, lo, hi):
+        """Σ_i δ(c, i) f(i) = f(c) when c is known to lie in lo..hi, 0 when known outside (c free of i);
+        the terms of the body without such a delta are summed as usual.  None: nothing to sift."""
+        sifted, rest, hit = [], [], False
+        for term in Add.make_args(body):
+            d = next((f for f in Mul.make_args(term) if isinstance(f, KroneckerDelta) and i in f.args
+                      and not (set(f.args) - {i}) & {i} and len(set(f.args)) == 2
+                      and not [a for a in f.args if a != i][0].has(i)), None)
+            if d is None:
+                rest.append(term)
+                continue
+            c = [a for a in d.args if a != i][0]
+            if c.is_Integer:
+                inside = sympy.Ge(c, lo) == sympy.true and sympy.Le(c, hi) == sympy.true
+            elif c in self.free:  # a free index's declared range, used only where the proof may use it
+                inside = c in self.range_ok and self.index_range(c) == (lo, hi)
+                if inside:
+                    self.trace.ranges.add(c)
+            else:
+                inside = self._bound_range(c, self.enclosing) == (lo, hi)
+            outside = c.is_Integer and (sympy.Lt(c, lo) == sympy.true or sympy.Gt(c, hi) == sympy.true)
+            if inside:
+                sifted.append(term.xreplace({i: c}))
+                hit = True
+            elif outside:
+                hit = True
+            else:
+                rest.append(term)
+        if not hit:
+            return None
+        self.trace.rules.add("sums")
+        out = self.terms(Add(*sifted)) if sifted else []
+        if rest:
+            out += self.lift_sum(Sum(Add(*rest), (i, lo, hi)))
+        return out
+
     def _context_symbols(self) -> set:
         """Symbols a new bound index must differ from: the link's free indices and enclosing bounds."""
         return set(self.free) | {b for (b, _, _) in self.enclosing}
@@ -328,6 +376,9 @@ class Normalizer(Independence):
             # a triangular sum (Σ_a Σ_{b<=a}): the terms' rectangular bounds would lose the inner range's
             # dependence on the outer index, so such sums are not normalised (unless unrolled above them)
             raise KernelLimit("a sum whose range depends on an enclosing summation index is not supported yet")
+        sifted = self._sift(body, i, lo, hi)
+        if sifted is not None:
+            return sifted
         # small concrete sums are unrolled: their indices are literals
         if lo.is_Integer and hi.is_Integer:
             n = int(hi) - int(lo) + 1
@@ -515,6 +566,15 @@ class Normalizer(Independence):
         ranges = {(lo, hi) for (_, lo, hi) in keep}
         excl = sorted({f for (lo, hi) in ranges for f in self.known(lo, hi)}, key=sympy.default_sort_key)
         return coeff * DSum(best[1], best[2], Tuple(*excl))
+
+
+def _elementary(x):
+    """Identities of elementary functions that hold for every value: |a b| = |a| |b|, and the log rules
+    where sympy knows the factors positive."""
+    if x.has(sympy.Abs):
+        x = x.replace(lambda e: isinstance(e, sympy.Abs) and isinstance(e.args[0], Mul),
+                      lambda e: Mul(*[sympy.Abs(f) for f in Mul.make_args(e.args[0])]))
+    return _expand_logs(x) if x.has(sympy.log) else x
 
 
 def _expand_logs(x):

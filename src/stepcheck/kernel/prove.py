@@ -65,6 +65,27 @@ def _set_partitions(items):
             yield part[:k] + [[first] + part[k]] + part[k + 1:]
 
 
+def _gap(f):
+    """``u - v`` for a fact ``u > v`` (or ``v < u``) without free indices and without moments, else None."""
+    if not isinstance(f, IneqFact) or f.free or f.rel not in (">", "<"):
+        return None
+    g = as_expr(f.lhs) - as_expr(f.rhs)
+    g = g if f.rel == ">" else -g
+    return None if g.has(E, DSum, sympy.Sum) else g
+
+
+def _radical(p):
+    """The square-free part of a fact polynomial: g^2 h = 0 gives g h = 0 (in any integral domain), so
+    E[Z]^2 = 0 gives E[Z] = 0.  Only for small polynomials; otherwise the fact as it is."""
+    if p == 0 or not isinstance(p, (sympy.Add, sympy.Mul, sympy.Pow)) or len(sympy.Add.make_args(p)) > 30:
+        return p
+    try:
+        q = sympy.sqf_part(p)
+    except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
+        return p
+    return q if q != 0 else p
+
+
 def free_indices(exprs, decls: Decls) -> list:
     out = set()
     for x in exprs:
@@ -95,12 +116,18 @@ class LinkProver:
         eqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, EqFact)]
         residual = Integer(0)
         holds = True
+        # `assume d: i != j` about two index symbols: the cases that make them equal are excluded
+        apart = [(as_expr(f.lhs), as_expr(f.rhs)) for lab in labels for f in self.facts[lab]
+                 if isinstance(f, IneqFact) and f.rel == "!=" and as_expr(f.lhs) in free and as_expr(f.rhs) in free]
         for part in _set_partitions(free):
+            if any(a in blk and b in blk for blk in part for a, b in apart):
+                continue
             sub = {s: blk[0] for blk in part for s in blk[1:]}
             reps = tuple(sorted((blk[0] for blk in part), key=lambda s: s.name))
             l, r = (lhs.xreplace(sub), rhs.xreplace(sub)) if sub else (lhs, rhs)
             nz = Normalizer(self.decls, indep, reps, frozenset(ranges) & set(reps), self.limits, deadline)
             nz.sum_cache = self._sum_cache
+            nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := _gap(f)) is not None)
             d = self.normal_difference(nz, l, r, eqs)
             trace.merge(nz.trace)
             if rel == "=":
@@ -257,10 +284,25 @@ class LinkProver:
                                 got.append(nz.expr(b * side))
                             except KernelLimit:
                                 pass
+                        got = [_radical(g) for g in got] + self._even_moment_zero(nz, f, asg)
                         self._inst_cache[key] = got
                     out.extend(g for g in got if g != 0)
         finally:
             nz.enclosing, nz.reducer, nz.trace = saved, saved_reducer, saved_trace
+        return out
+
+    @staticmethod
+    def _even_moment_zero(nz: Normalizer, f, asg) -> list:
+        """E[g^(2k)] = 0 gives g = 0 almost surely, so E[g] = 0 too (E[g]^2 <= E[g^2])."""
+        out = []
+        for side, other in ((as_expr(f.lhs), as_expr(f.rhs)), (as_expr(f.rhs), as_expr(f.lhs))):
+            if other == 0 and isinstance(side, E) and isinstance(side.args[0], sympy.Pow) \
+                    and side.args[0].exp.is_Integer and side.args[0].exp.is_even and side.args[0].exp > 0:
+                g = side.args[0].base.xreplace(asg) if asg else side.args[0].base
+                try:
+                    out.append(nz.expr(E(g)))
+                except KernelLimit:
+                    pass
         return out
 
     # ---------------------------------------------------------------- the entry point
