@@ -414,9 +414,15 @@ class Checker:
             else:
                 # under `for i != j` the link is checked as lhs (1 - δ_ij) = rhs (1 - δ_ij): the same claim
                 # where i ≠ j, and 0 = 0 where i = j (so no counterexample can put i = j)
-                self.check_link(lr, lk, lhs * guard, rhs * guard, name)
+                where = conds[k] + [c for c in conds[k + 1] if c not in conds[k]]
+                # the link holds where both sides are defined: a name that must be positive there (log(a))
+                # is checked as a positive name, and the condition is shown with the result
+                signed = {x: Symbol(x.name, positive=True) if rel == ">" else Symbol(x.name, nonnegative=True)
+                          for x, rel in where if rel in (">", ">=") and isinstance(x, Symbol)
+                          and x not in self.state.scope.index_ranges and not x.is_nonnegative}
+                self.check_link(lr, lk, (lhs * guard).xreplace(signed), (rhs * guard).xreplace(signed), name)
                 if lr.status == HOLDS:
-                    self.domain_uses(lr, conds[k] + [c for c in conds[k + 1] if c not in conds[k]])
+                    self.domain_uses(lr, where)
             lr.seconds = time.perf_counter() - t0
             for u in lr.uses:
                 if u.kind == "step":

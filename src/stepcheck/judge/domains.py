@@ -11,7 +11,9 @@ link as implicit uses, ``where y - 2 ≠ 0``, never dropped.
 """
 from __future__ import annotations
 
-from ..kernel.calculus import sign_proof
+import sympy
+
+from ..kernel.calculus import Iv, sign_proof
 from ..kernel.prove import refined_domain
 from ..terms.facts import IneqFact, KernelLimit
 from ..terms.printer import KernelPrinter
@@ -37,17 +39,21 @@ def undischarged(conds, facts: dict) -> list[tuple[str, str]]:
     """(text, why) of each condition ``(x, rel)`` not discharged by declared signs and assumed inequalities."""
     ineqs = [f for fs in facts.values() for f in fs if isinstance(f, IneqFact)]
     domain = refined_domain(ineqs)
-    out = []
-    for x, rel in conds:
-        if not discharged(x, rel, domain):
-            out.append((_text(x, rel), _DETAIL[rel]))
-    return out
+    left = [(x, rel) for x, rel in conds if not discharged(x, rel, domain)]
+    left = [(x, rel) for x, rel in left if not (rel in (">=", "!=") and (x, ">") in left)]  # y > 0 says it
+    # a condition the atomic ones imply (a b > 0 from a > 0 and b > 0) is not shown again
+    atomic = {x: Iv(sympy.Integer(0), sympy.oo, rel == ">", True) for x, rel in left
+              if rel in (">", ">=") and x.is_Symbol}
+
+    def within(s, used):
+        return atomic[s] if s in atomic else domain(s, used)
+
+    return [(_text(x, rel), _DETAIL[rel]) for x, rel in left
+            if (x.is_Symbol and x in atomic) or not discharged(x, rel, within)]
 
 
 def _text(x, rel: str) -> str:
     """``y - 2 ≠ 0`` as ``y ≠ 2`` when one side is a number: the way a person writes it."""
-    import sympy
-
     const = sum((t for t in sympy.Add.make_args(x) if t.is_number), sympy.Integer(0))
     rest = x - const
     if const != 0 and rest.is_Symbol or (const != 0 and isinstance(rest, sympy.Indexed)):

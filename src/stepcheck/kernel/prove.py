@@ -65,6 +65,35 @@ def _set_partitions(items):
             yield part[:k] + [[first] + part[k]] + part[k + 1:]
 
 
+def _solved_atoms(polys) -> dict:
+    """{A: value} for fact polynomials linear in a single moment atom A whose coefficient is nonzero and
+    free of atoms (A c + r = 0 gives A = -r/c; with c = 0 possible it would not), solved one after the
+    other (E[w] = 0 first, then E[w^2] - E[w]^2 = 2/n gives E[w^2] = 2/n)."""
+    out: dict = {}
+    polys = list(polys)
+    for _ in range(4):
+        new = {}
+        for p in polys:
+            p = sympy.expand(p.xreplace(out)) if out else p
+            atoms = p.atoms(E)
+            if len(atoms) != 1 or p.has(DSum):
+                continue
+            a = next(iter(atoms))
+            u = sympy.Dummy("atom")
+            q = p.xreplace({a: u})
+            c = sympy.diff(q, u)
+            if c.has(u) or c.has(E) or not (c.is_nonzero or c.is_positive or c.is_negative):
+                continue
+            v = sympy.expand(-q.xreplace({u: 0}) / c)
+            if a not in out and not v.has(a):
+                new.setdefault(a, v)
+        if not new:
+            break
+        out = {k: v.xreplace(new) for k, v in out.items()}
+        out.update(new)
+    return out
+
+
 def _gap(f):
     """``u - v`` for a fact ``u > v`` (or ``v < u``) without free indices and without moments, else None."""
     if not isinstance(f, IneqFact) or f.free or f.rel not in (">", "<"):
@@ -182,6 +211,10 @@ class LinkProver:
                     nz.trace.rules.add("facts")
                 inst = self.instances(nz, qeqs, c, t.bounds)
                 if inst:
+                    solved = _solved_atoms(inst)  # E[w_b^2] = 2/n: substituted (a basis would keep n E[w_b^2] - 2)
+                    if solved and c.xreplace(solved) != c:
+                        c = _expand(c.xreplace(solved))
+                        nz.trace.rules.add("facts")
                     c2 = _expand(reduce_modulo(c, inst))
                     if c2 != _expand(c):
                         nz.trace.rules.add("facts")
