@@ -276,15 +276,9 @@ class LinkProver:
 
     def instances(self, nz: Normalizer, eqs, expr, bounds) -> list:
         """Fact polynomials instantiated at the indices in play, normalised."""
-        vals = set(nz.free) | {b for (b, _, _) in bounds}
         # a literal index the expression uses on a family exists (q_2 presumes 2 in the range of q): a fact
         # quantified over that same range may be instantiated there, even when 2 <= d_k is not provable
-        present = set()
-        for ix in expr.atoms(Indexed):
-            vals |= {a for a in ix.indices if a.is_Symbol or a.is_Integer}
-            rng = self.decls.family_ranges.get(ix.base.label.name)
-            present |= {(a, rng) for a in ix.indices if a.is_Integer and rng is not None}
-        vals = sorted(vals, key=sympy.default_sort_key)
+        vals, present = self._index_values(expr, nz, bounds)
         out = []
         saved, saved_reducer, saved_trace = nz.enclosing, nz.reducer, nz.trace
         nz.enclosing = list(bounds)
@@ -293,18 +287,10 @@ class LinkProver:
         try:
             for f in eqs:
                 base = f.lhs - f.rhs
-                choices = []
-                for p in f.free:
-                    rng = self.decls.index_ranges.get(p)
-                    choices.append([v for v in vals if nz.in_range(v, rng, bounds) or (
-                        (v, rng) in present and sympy.Ge(v, rng[0]) == sympy.true and sympy.Gt(v, rng[1]) != sympy.true)])
-                for combo in itertools.product(*choices):
-                    asg = dict(zip(f.free, combo))
-                    if any(nz.distinct(asg[a], asg[b], bounds) is not True for (a, b) in f.distinct
-                           if a in asg and b in asg):
-                        continue
+                for asg in self._assignments(nz, f, vals, present, bounds):
+                    combo = tuple(asg[p] for p in f.free)
                     # keyed on the fact objects themselves (kept alive by the cache), never on id()
-                    key = (f, tuple(combo), tuple(bounds), nz.free, nz.range_ok, tuple(nz.indep))
+                    key = (f, combo, tuple(bounds), nz.free, nz.range_ok, tuple(nz.indep))
                     got = self._inst_cache.get(key)
                     if got is None:
                         b = base.xreplace(asg) if asg else base
