@@ -307,16 +307,20 @@ def derivation_paths() -> list[str]:
     return sorted(glob.glob(os.path.join(REPO, "derivations", "*.step")))
 
 
-def generate(paths=None) -> list[Mutant]:
-    """All mutants of the ``step`` links of ``paths`` (default: ``derivations/*.step``)."""
+def parsed(paths=None):
+    """(path, text, program, _Text) for each of ``paths`` (default: ``derivations/*.step``)."""
     from stepcheck.parser import parse
 
-    out: list[Mutant] = []
     for path in paths or derivation_paths():
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
-        prog = parse(text, path)
-        tx = _Text(text)
+        yield path, text, parse(text, path), _Text(text)
+
+
+def generate(paths=None) -> list[Mutant]:
+    """All mutants of the ``step`` links of ``paths`` (default: ``derivations/*.step``)."""
+    out: list[Mutant] = []
+    for path, text, prog, tx in parsed(paths):
         decl = _Decl(prog)
         steps = [st for st in prog.statements if isinstance(st, S.Step) and st.kind == "step"]
         for st in steps:

@@ -43,7 +43,7 @@ import time
 
 from stepcheck import syntax as S
 
-from benchmarks.mutate import REPO, Mutant, _children, _prepare, _Text, derivation_paths, run
+from benchmarks.mutate import REPO, Mutant, _children, _prepare, _Text, parsed, run
 from benchmarks.mutate import sample as _sample
 
 KINDS = ("swap", "scale", "shift", "difference", "rename", "abs_square", "stronger", "negate")
@@ -114,14 +114,8 @@ def _abs_square(s: str) -> str:
 
 
 def generate(paths=None) -> list[Mutant]:
-    from stepcheck.parser import parse
-
     out: list[Mutant] = []
-    for path in paths or derivation_paths():
-        with open(path, encoding="utf-8") as fh:
-            text = fh.read()
-        prog = parse(text, path)
-        tx = _Text(text)
+    for path, text, prog, tx in parsed(paths):
         fams = _families(prog)
         for st in prog.statements:
             if not (isinstance(st, S.Step) and st.kind == "step"):
