@@ -108,7 +108,7 @@ def test_models_load_no_kernel_at_run_time():
 
 
 BELOW_KERNEL = ("stepcheck.errors", "stepcheck.codes", "stepcheck.syntax", "stepcheck.parser", "stepcheck.parse_",
-                "stepcheck.elaborate", "stepcheck.distributions", "stepcheck.results", "stepcheck.options")
+                "stepcheck.elaborate", "stepcheck.matrices", "stepcheck.written", "stepcheck.distributions", "stepcheck.results", "stepcheck.options")
 
 
 @pytest.mark.parametrize("mod", sorted(m for m in MODULES if m.startswith(BELOW_KERNEL)))

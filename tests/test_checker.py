@@ -495,3 +495,25 @@ def test_block_independence_says_nothing_inside_a_block(fact):
 
 def test_the_member_reading_still_factorises_inside_a_family():
     assert _blocks("independent(q, k)", "E[q_1 q_2] = E[q_1] E[q_2]   by b") == "holds"
+
+
+BLOCK_VAR = ("random q_i, k_i for i in 1..2\nassume b: {fact}\nassume m: E[q_i] = 0, E[k_i] = 0\n"
+             "assume v: Var(q_i) = 1, Var(k_i) = 1\nrefute r: Var(q_1 k_1 + q_2 k_2) = 2\n")
+
+
+@pytest.mark.parametrize("fact", ["q ⟂ k", "independent(vector q, vector k)"])
+def test_block_independence_has_models_with_dependent_components(fact):
+    """Var(q·k) = d_k needs more than q ⟂ k: the finite models read blocks as blocks (q_1 = q_2 is allowed)."""
+    from stepcheck.checker import check_text
+
+    st = check_text(BLOCK_VAR.format(fact=fact), "b.step").steps[0]
+    assert st.status == "holds"  # the refutation holds: a counterexample was found and re-checked
+    cx = st.links[0].counterexample
+    assert "(q_1, q_2)" in cx and "(k_1, k_2)" in cx
+
+
+def test_the_member_reading_has_no_such_model():
+    from stepcheck.checker import check_text
+
+    st = check_text(BLOCK_VAR.format(fact="independent(q, k)"), "b.step").steps[0]
+    assert st.status != "holds"  # the claim is true under mutual independence: nothing refutes it

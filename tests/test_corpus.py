@@ -26,16 +26,6 @@ UNREACHED = {
     "05-limits/cold_logsumexp.step": "a limit of T log(e^{a/T} + e^{b/T}) needs the log of a sum factored",
     "05-limits/hot_n.step": "a limit through a sum over a symbolic number of terms",
     "06-real-reasoning/abs_triangle.step": "the triangle inequality |a + b| <= |a| + |b|",
-    "08-matrices/jacobian_matrix.step": "matrices (diag, p p^T, the Jacobian as a matrix)",
-    "08-matrices/jacobian_matrix_rows.step": "matrices (diag, ones)",
-    "08-matrices/quarter_scale_matrices.step": "matrices (`let Q: matrix n × d_k`)",
-    "08-matrices/scale_commutes.step": "matrices (`let Q: matrix n × d_k`)",
-    "08-matrices/scale_commutes_square.step": "matrices (`let Q: matrix n × d_k`): a false claim, rejected only "
-                                              "because the declaration does not parse",
-    "08-matrices/score_entry.step": "matrices (entries of a product)",
-    "08-matrices/transpose_product.step": "matrices (transposes)",
-    "08-matrices/transpose_product_order.step": "matrices (transposes): a false claim, rejected only because the "
-                                                "declaration does not parse",
 }
 
 

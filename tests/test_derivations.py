@@ -35,6 +35,16 @@ BAD = {
     "pm_one_p0.step": (1, "p_0", "fails", "E-numeric-fails", "this numeric claim does not hold"),
     "pm_one_var.step": (1, "var_S", "fails", "E-numeric-fails", "this numeric claim does not hold"),
     "table_cell.step": (1, "table_3[2,1]", "fails", "E-numeric-fails", "table cell row 2, column 1 does not hold"),
+    # the articles' errata (docs/errata.md)
+    "a001_s15_printed_softmax.step": (1, "printed_scaled", "fails", "E-numeric-fails",
+                                      "this numeric claim does not hold"),
+    "a001_s2_e68.step": (1, "e68", "fails", "E-numeric-fails", "this numeric claim does not hold"),
+    "a001_s2_each_needed.step": (1, "needs_iq", "fails", "E-refute-proved",
+                                 "this refutation fails: the statement is proved"),
+    "a001_s2_pm3.step": (1, "always_within_3", "fails", "E-numeric-fails", "this numeric claim does not hold"),
+    "a001_s7_lipschitz.step": (1, "lip_is_1", "fails", "E-fails", "this step does not hold"),
+    "a001_s10_exp700.step": (1, "exp700", "fails", "E-numeric-fails", "this numeric claim does not hold"),
+    "a002_theorem1_hyp.step": (1, "theorem1", "fails", "E-fails", "this step does not hold"),
 }
 
 

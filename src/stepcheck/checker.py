@@ -23,6 +23,7 @@ from .uses import domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, closest, error
 from .judge import settle, settle_step
 from .judge.link import LinkJudgement, judge_link
+from .matrices import Mat, MatrixDecl, entrywise
 from .kernel import LinkProver
 from .kernel.rules import RULES
 from .options import Options
@@ -129,7 +130,7 @@ class Checker:
     def declare(self, name: S.Name, kind: str, sym):
         n = name.name
         scope = self.state.scope
-        if n in scope.symbols or n in scope.families or n in scope.defines:
+        if n in scope.symbols or n in scope.families or n in scope.defines or n in scope.matrices:
             prev = scope.spans.get(n)
             raise error(f"`{n}` is declared twice", name.span, "declared again here",
                         notes=[f"first declared at {prev}"] if prev else [], code="E-redeclared")
@@ -228,11 +229,29 @@ class Checker:
                 self.declare(nm, "index", sym)
                 scope.index_ranges[sym] = (lo, hi)
             return
+        if st.type.kind == "matrix":
+            return self.matrix(st, el)
         assumptions = KIND_OF_TYPE.get(st.type.kind)
         if assumptions is None:
             raise error(f"unknown type `{st.type.kind}`", st.type.span, code="E-type")
         for nm in st.names:
             self.declare(nm, "dimension" if "integer" in st.type.kind else "real", Symbol(nm.name, **assumptions))
+
+    def matrix(self, st: S.Let, el: Elaborator):
+        """``let Q, K: matrix n × d_k``: matrices of real entries ``Q_{i, j}`` (``Q`` alone is the matrix)."""
+        dims = [el.expr(d) for d in (st.type.lo, st.type.hi)]
+        for bad in [d for v, d in zip(dims, (st.type.lo, st.type.hi)) if not (v.is_integer and v.is_positive)][:1]:
+            raise error("a matrix dimension must be a positive whole number", bad.span,
+                        help="declare it with `let n: positive integer`", code="E-index")
+        for nm in st.names:
+            self.declare(nm, "matrix", None)
+            self.state.scope.symbols.pop(nm.name)  # not a symbol: the matrix is scope.matrices[name]
+            self.state.scope.matrices[nm.name] = MatrixDecl(IndexedBase(nm.name, real=True), *dims, nm.span)
+
+    def _entry_index(self, name: str, hi):
+        sym, new = self.state.entry_index(name, hi)
+        self._prover = None if new else self._prover  # a new index range: the kernel's Decls change
+        return sym
 
     def _family(self, st, names, random: bool):
         scope = self.state.scope
@@ -308,9 +327,9 @@ class Checker:
             iv = el.index_value(suffix, st.name.span)
             if iv is not None and iv.is_Symbol:
                 n, params = base, (iv,)
-        if n in scope.symbols or n in scope.families or n in scope.defines:
+        if n in scope.symbols or n in scope.families or n in scope.defines or n in scope.matrices:
             raise error(f"`{n}` is declared twice", st.name.span, code="E-redeclared")
-        body = el.expr(st.body)
+        body = el.mexpr(st.body) if not params else el.expr(st.body)
         scope.defines[n] = Definition(n, params, body, st.span)
         scope.spans[n] = st.name.span
 
@@ -385,7 +404,7 @@ class Checker:
         for node in [st.first] + [lk.rhs for lk in st.links]:
             el.used_defs, el.conditions = set(), []
             try:
-                exprs.append(el.expr(node))
+                exprs.append(el.mexpr(node))
             except StepError as e:
                 self.err(e)
                 exprs.append(None)
@@ -409,6 +428,13 @@ class Checker:
             lr.lhs_expr, lr.rhs_expr = lhs, rhs
             self._link_defs = defs[k] | defs[k + 1]  # definitions this link unfolds
             t0 = time.perf_counter()
+            if lhs is not None and rhs is not None and (isinstance(lhs, Mat) or isinstance(rhs, Mat)):  # entrywise
+                try:
+                    lhs, rhs = entrywise(lhs, rhs, self._entry_index, lk.span)
+                except StepError as e:
+                    self.err(e)
+                    lhs = ok = None
+                lr.lhs_expr = lr.rhs_expr = None
             if lhs is None or rhs is None or guard is None:
                 lr.message = "not checked: the expression has an error (see above)"
             else:
@@ -422,7 +448,7 @@ class Checker:
                           and x not in self.state.scope.index_ranges and not x.is_nonnegative}
                 self.check_link(lr, lk, (lhs * guard).xreplace(signed), (rhs * guard).xreplace(signed), name)
                 if lr.status == HOLDS:
-                    self.domain_uses(lr, where)
+                    domain_uses(self.state, lr, where)
             lr.seconds = time.perf_counter() - t0
             for u in lr.uses:
                 if u.kind == "step":
@@ -439,7 +465,8 @@ class Checker:
         if res.status == HOLDS:
             state.verified.append(name)
         # the proven statement becomes a fact for later steps
-        if ok and res.rel == "=" and exprs[0] is not None and exprs[-1] is not None:
+        if ok and res.rel == "=" and exprs[0] is not None and exprs[-1] is not None \
+                and not isinstance(exprs[0], Mat) and not isinstance(exprs[-1], Mat):
             state.step_facts[name] = [EqFact(name, exprs[0], exprs[-1], free=self._free(exprs[0] - exprs[-1]),
                                              distinct=distinct, text=res.statement)]
         else:
@@ -514,11 +541,14 @@ class Checker:
             return
         if j.outcome == "cites-too-little":
             lr.missing = j.missing
-            self.fill_uses(lr, proof)
+            fill_uses(self.state, lr, proof)
             miss = ", ".join(f"`{m}`" for m in j.missing)
-            lr.message = "does not follow from what is cited; it also needs " + miss
+            shown = j.counterexample is not None  # a model of the cited facts alone refutes the link
+            lr.message = ("does not follow from what is cited" if shown else
+                          "not proved from what is cited alone") + "; it also needs " + miss
             lr.diagnostics.append(Diagnostic(
-                "error", "this step cites too little", _refs_span(lk), "needs " + miss,
+                "error", "this step cites too little" if shown else "this step may cite too little",
+                _refs_span(lk), "needs " + miss,
                 notes=[f"`{m}`: {self.state.describe(m)}" for m in j.missing],
                 help="add " + miss + " to its `by` list", code="E-cites-too-little"))
             lr.counterexample = j.counterexample
@@ -526,7 +556,7 @@ class Checker:
             return
         lr.rules = list(proof.rules)
         if j.outcome == "unverified-citation":
-            self.fill_uses(lr, proof)
+            fill_uses(self.state, lr, proof)
             lr.message = j.message
             lr.diagnostics.append(Diagnostic(
                 "error", "this step rests on an unverified step", lk.span,
@@ -535,7 +565,7 @@ class Checker:
                 help="fix the cited step first", code="E-unverified-citation"))
             return
         if j.outcome in ("proved", "unsound"):
-            self.fill_uses(lr, proof)
+            fill_uses(self.state, lr, proof)
             cc = j.cross_check
             if cc is not None:
                 lr.cross_checked = cc.models > 0 and not cc.disagrees and cc.message is None
@@ -592,12 +622,6 @@ class Checker:
                 "error", "could not verify this step", _claim_span(lk), "not proved", notes=notes,
                 help=None if lk.has_by else "cite the facts it needs with `by`, or split it into smaller steps",
                 code="E-unknown"))
-
-    def fill_uses(self, lr: LinkResult, out):
-        fill_uses(self.state, lr, out)
-
-    def domain_uses(self, lr: LinkResult, conds):
-        domain_uses(self.state, lr, conds)
 
 
 def _search_note(text: str) -> Diagnostic:

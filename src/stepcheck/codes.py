@@ -199,6 +199,15 @@ _TABLE = (
         example="let x: real\nlet i: index 1..x\n",
     ),
     Code(
+        "E-shape", "error", "expressions", "the shapes of matrices or vectors do not match",
+        "A product `A B` where A has not as many columns as B has rows, a sum or a link between matrices of "
+        "different shapes, a matrix added to or compared with a number, or a matrix (or a family read as a "
+        "vector) where a number is expected. The label names both shapes.",
+        "Check the shapes: `Q K^T` for two n × d_k matrices, not `Q K`; take an entry (`(Q K^T)_{i, j}`, "
+        "`p_i`) where a number is meant; write `0` for the zero matrix.",
+        example="let n, d_k: positive integer\nlet Q, K: matrix n × d_k\nstep s: Q K = Q K\n",
+    ),
+    Code(
         "E-family", "error", "names", "a family member does not use the family index",
         "In `random NAME_i for i in LO..HI` (or `real ...`), every name must end in `_` followed by the family "
         "index, so that the family is called `NAME` and its members `NAME_i`, `NAME_1`, ...",
@@ -283,12 +292,12 @@ _TABLE = (
         example='use "var_dot.step"\n',
     ),
     Code(
-        "E-softmax", "error", "expressions", "softmax needs a vector and an index",
-        "`softmax` of a family is a vector with one entry per member, so it must be indexed (`softmax(s)_i`); "
-        "and its argument must be a vector: a list `[a, b, ...]` or an expression in one indexed family.",
-        "Write the entry you mean, `softmax(s)_i` or `softmax(s)[i]`, or give a list: "
-        "`softmax([a, b])`.",
-        example="let n: positive integer\nreal s_i for i in 1..n\nstep no_index: softmax(s) = softmax(s)\n",
+        "E-softmax", "error", "expressions", "softmax needs a vector",
+        "The argument of `softmax` must be a vector: a list `[a, b, ...]` or an expression in one indexed "
+        "family (`softmax(s)`, `softmax(s / T)`). `softmax(s)` is the vector of its entries, `softmax(s)_i` "
+        "one entry.",
+        "Give a list, `softmax([a, b])`, or an expression in one declared family: `softmax(s)_i`.",
+        example="let x: real\nstep one: softmax(x)_1 = 1\n",
     ),
     Code(
         "E-calculus", "error", "expressions", "a derivative, limit or extremum is written wrongly",
@@ -356,7 +365,10 @@ _TABLE = (
         "E-cites-too-little", "error", "steps", "this step cites too little",
         "The link has a `by` list, the facts it cites do not suffice, but the link follows once other "
         "assumptions in scope are added. The label names what is missing, and a note describes each missing "
-        "assumption. With `by`, what is cited must suffice; this keeps each step honest about what it uses.",
+        "assumption. With `by`, what is cited must suffice; this keeps each step honest about what it uses. "
+        "When a finite model of the cited facts alone refutes the link (it is shown), the link fails; when "
+        "none is found, the title says the step *may* cite too little and the link is unknown: the kernel "
+        "is not complete, so not proving it from the citation does not show the citation insufficient.",
         "Add the missing labels to the `by` list, or leave `by` out and let the checker infer and report what "
         "the link needs.",
         example="let n: positive integer\nlet i: index 1..n\nrandom q_i, k_i for i in 1..n\n"

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 import sympy
 from sympy import Dummy, IndexedBase, Integer, KroneckerDelta, Rational, Symbol
 
+from . import matrices as M
 from . import syntax as S
 from .errors import Span, closest, error
 from .terms.facts import IndepFact
-from .terms.functions import FUNCTIONS, function
+from .terms.functions import FUNCTIONS
 from .terms.objects import SD, Cov, E, Var
 
 MAX_EXPONENT = 1000  # a numeric exponent larger than this is refused
@@ -67,9 +68,10 @@ class Scope:
     defines: dict = field(default_factory=dict)  # name -> Definition
     random_symbols: set = field(default_factory=set)
     distributions: dict = field(default_factory=dict)  # name -> (Call AST, Span)
+    matrices: dict = field(default_factory=dict)  # name -> matrices.MatrixDecl
 
     def all_names(self):
-        names = set(self.symbols) | set(self.defines)
+        names = set(self.symbols) | set(self.defines) | set(self.matrices)
         for f in self.families.values():
             names.add(f"{f.base.label}_{f.var}")
             names.add(str(f.base.label))
@@ -164,10 +166,13 @@ class Elaborator:
         if direct is None and n in self.scope.defines and not self.scope.defines[n].params:
             self.used_defs.add(n)
             direct = self.scope.defines[n].body
+        if direct is None and n in self.scope.matrices and self.lookup_bound(n) is None:
+            return M.matrix_symbol(self.scope.matrices[n])
         split = None
         if "_" in n:
             prefix, suffix = n.rsplit("_", 1)
-            if prefix in self.scope.families or (prefix in self.scope.defines and self.scope.defines[prefix].params):
+            d = self.scope.defines.get(prefix)
+            if prefix in self.scope.families or (d is not None and (d.params or isinstance(d.body, M.Mat))):
                 iv = self.index_value(suffix, node.span)
                 if iv is not None:
                     split = self.apply_family(prefix, [iv], node.span)
@@ -185,10 +190,9 @@ class Elaborator:
             return split
         if n in self.scope.families and self.vector_index is not None:
             return self.apply_family(n, [self.vector_index], node.span)
-        if n in self.scope.families:
+        if n in self.scope.families:  # a family on its own is a column vector (a number only with an index)
             fam = self.scope.families[n]
-            raise error(f"`{n}` is a family and needs an index", node.span, "index missing",
-                        help=f"write `{n}_{fam.var}` or `{n}[{fam.var}]`", code="E-unknown-name")
+            return M.family_vector(fam.base, fam.lo, fam.hi)
         cands = self.scope.all_names() | {k for fr in self.bound for k in fr}
         guess = closest(n, cands)
         hint = f"did you mean `{guess}`?" if guess else "declare it with `let`, `random` or `real`"
@@ -197,6 +201,9 @@ class Elaborator:
     def apply_family(self, name: str, indices: list, span: Span):
         if name in self.scope.defines:
             d = self.scope.defines[name]
+            if isinstance(d.body, M.Mat):  # p_i of `define p = softmax(s)`
+                self.used_defs.add(name)
+                return M.entry(d.body, indices, span, [span] * len(indices))
             if len(indices) != len(d.params):
                 raise error(f"`{name}` takes {len(d.params)} index(es)", span, code="E-arity")
             self.used_defs.add(name)
@@ -239,11 +246,19 @@ class Elaborator:
 
     # ------------------------------------------------------------ expressions
     def expr(self, node) -> sympy.Expr:
+        """A number-valued expression (a matrix or vector here is an error)."""
+        out = self.mexpr(node)
+        if isinstance(out, M.Mat):
+            raise M.not_a_number(node, out, self.scope.families)
+        return out
+
+    def mexpr(self, node):
+        """An expression that may also be a matrix or vector (a :class:`~stepcheck.matrices.Mat`)."""
         m = getattr(self, "e_" + type(node).__name__, None)
         if m is None:
             raise error("this kind of expression is not supported here", node.span, code="E-unsupported")
         out = m(node)
-        if out.has(sympy.zoo, sympy.nan):
+        if not isinstance(out, M.Mat) and out.has(sympy.zoo, sympy.nan):
             raise error("division by zero", node.span, "undefined", code="E-undefined")
         return out
 
@@ -254,13 +269,20 @@ class Elaborator:
         return self.name(node)
 
     def e_Subscript(self, node: S.Subscript):
-        if isinstance(node.base, S.Call):
+        if isinstance(node.base, S.Call) and node.base.func == "softmax":
             return self.indexed_call(node)
-        name = node.base.name
         idx = [self.expr(i) for i in node.indices]
         for i, n in zip(idx, node.indices):
             if not (i.is_Integer or i.is_Symbol):
                 raise error("an index must be an index name or a whole number", n.span, code="E-index")
+        if not isinstance(node.base, S.Name):  # (Q K^T)_{i, j}
+            m = self.mexpr(node.base)
+            if not isinstance(m, M.Mat):
+                raise error("only a matrix or a vector can be indexed", node.base.span, "a number", code="E-index")
+            return M.entry(m, idx, node.span, [n.span for n in node.indices])
+        name = node.base.name
+        if name in self.scope.matrices:
+            return M.entry(M.matrix_symbol(self.scope.matrices[name]), idx, node.span, [n.span for n in node.indices])
         if name in ("δ", "delta") and len(idx) == 2:
             return KroneckerDelta(*idx)
         if name in self.scope.families or name in self.scope.defines:
@@ -270,11 +292,19 @@ class Elaborator:
                     code="E-unknown-name")
 
     def e_Neg(self, node: S.Neg):
-        return -self.expr(node.operand)
+        x = self.mexpr(node.operand)
+        return x.scaled(-1) if isinstance(x, M.Mat) else -x
 
     def e_BinOp(self, node: S.BinOp):
-        a, b = self.expr(node.left), self.expr(node.right)
+        a = self.mexpr(node.left)
         op = node.op
+        if op == "^" and isinstance(a, M.Mat) and isinstance(node.right, S.Name) and node.right.name == "T":
+            return a.transpose()
+        b = self.mexpr(node.right)
+        if isinstance(a, M.Mat) or isinstance(b, M.Mat):
+            if op == "/" and not isinstance(b, M.Mat):
+                self.need(b, "!=")
+            return M.binop(op, a, b, node, node.right.span)
         if op == "+":
             return a + b
         if op == "-":
@@ -324,7 +354,9 @@ class Elaborator:
             fam = self.scope.families[node.args[0].name]
             return FamilyExtremum(fam.base, fam.lo, fam.hi, sympy.core.symbol.Str(f))
         if f == "softmax" and n == 1 and not isinstance(node.args[0], S.Vector):
-            raise error("`softmax` of a family needs an index: write `softmax(s)_i`", node.span, code="E-softmax")
+            return self.softmax_vector(node)
+        if f in ("diag", "ones"):
+            return self.matrix_call(node)
         if f == "P":
             return self.probability(node)
         args = [self.expr(a) for a in node.args]
@@ -388,13 +420,16 @@ class Elaborator:
         if f == "diff":
             if len(args) != 2:
                 raise error("`diff` takes a function and a variable: `diff(f, x)`", node.span, code="E-arity")
-            body, var = self.expr(args[0]), self.expr(args[1])
+            body, var = self.mexpr(args[0]), self.mexpr(args[1])
+            if isinstance(var, M.Mat):  # diff(p, s): the Jacobian (or the gradient) with respect to a vector
+                self._not_random(var.entry(Integer(1), Integer(1)), args[1].span)
+                return M.jacobian(body, var, node.span)
+            if isinstance(body, M.Mat):
+                raise error("differentiate a vector with respect to a vector (a Jacobian), or take an entry",
+                            args[0].span, f"this is {body.shape_text}", code="E-calculus")
             if not (var.is_Symbol or isinstance(var, sympy.Indexed)):
                 raise error("differentiate with respect to a variable", args[1].span, code="E-calculus")
-            if var in self.scope.random_symbols or (isinstance(var, sympy.Indexed) and
-                                                    self.scope.families.get(str(var.base.label)) and
-                                                    self.scope.families[str(var.base.label)].random):
-                raise error("cannot differentiate with respect to a random variable", args[1].span, code="E-calculus")
+            self._not_random(var, args[1].span)
             return sympy.Derivative(body, var)
         if len(args) != 2 or not isinstance(args[1], S.Compare):
             form = "limit(f, x -> a)" if f == "limit" else f"{f}(f, x in [a, b])"
@@ -428,7 +463,37 @@ class Elaborator:
             self.bound.pop()
         return Extremum(body, x, a, b, Symbol(f))
 
+    def _not_random(self, var, span):
+        fam = self.scope.families.get(str(var.base.label)) if isinstance(var, sympy.Indexed) else None
+        if var in self.scope.random_symbols or (fam is not None and fam.random):
+            raise error("cannot differentiate with respect to a random variable", span, code="E-calculus")
+
     # ------------------------------------------------------------ vectors
+    def softmax_vector(self, call: S.Call):
+        """``softmax(s)`` of a family: the column vector of its entries."""
+        fams = self.family_of(call.args[0])
+        if len(fams) != 1:
+            raise error("`softmax` needs a vector: a list `[a, b, ...]` or an indexed family such as `s`",
+                        call.args[0].span, code="E-softmax")
+        fam = self.scope.families[next(iter(fams))]
+        u = Dummy("u", integer=True)
+        body = self.softmax_entry(call, u + fam.lo - 1, call.span)  # read once, at a symbolic index
+        return M.column(fam.hi - fam.lo + 1, lambda i: body.xreplace({u: i}))
+
+    def matrix_call(self, node: S.Call):
+        """``diag(v)`` (the diagonal matrix of a vector) and ``ones(n)`` (the column of n ones)."""
+        if len(node.args) != 1:
+            raise error(f"`{node.func}` takes one argument", node.span, code="E-arity")
+        if node.func == "ones":
+            n = self.expr(node.args[0])
+            if not (n.is_integer and n.is_positive):
+                raise error("`ones(n)` needs a positive whole number", node.args[0].span, code="E-index")
+            return M.column(n, lambda i: Integer(1), "matrix")
+        v = self.mexpr(node.args[0])
+        if not isinstance(v, M.Mat):
+            raise error("`diag` takes a vector", node.args[0].span, "a number", code="E-shape")
+        return M.diag(v, node.args[0].span)
+
     def family_of(self, node):
         """The family a vector-valued argument ranges over (softmax(s), softmax(s / T))."""
         fams = set()
@@ -569,91 +634,3 @@ def fact_kind(f) -> str:
         if isinstance(a, (Var, SD)):
             return "variance"
     return "equation"
-
-
-# ------------------------------------------------------------------ the maths as written (for typesetting)
-
-
-def as_written(node):
-    """A parse-tree expression as an *unevaluated* sympy expression, to typeset
-    what the user wrote (order of terms and factors kept; the PDF prints it).
-
-    No scope is consulted: names stay plain symbols.  Functions come from the
-    language's function table; forms that need the scope (limits, extrema,
-    ``softmax``) raise ValueError, and the caller typesets the elaborated
-    expression instead.
-    """
-    t = as_written
-    if isinstance(node, S.Num):
-        txt = node.text
-        try:
-            return sympy.Integer(int(txt)) if txt.isdigit() else sympy.Float(txt)
-        except (ValueError, TypeError):
-            return sympy.Symbol(txt)
-    if isinstance(node, S.Name):
-        if node.name in ("pi", "π"):
-            return sympy.pi
-        if node.name in ("oo", "∞"):
-            return sympy.oo
-        return sympy.Symbol(node.name)
-    if isinstance(node, S.Subscript):
-        if node.base.name in ("delta", "δ") and len(node.indices) == 2:
-            return sympy.KroneckerDelta(*[t(i) for i in node.indices], evaluate=False)
-        base = t(node.base) if isinstance(node.base, S.Name) else t(node.base)
-        if isinstance(base, sympy.Symbol):
-            return sympy.Indexed(sympy.IndexedBase(base.name), *[t(i) for i in node.indices])
-        return sympy.Indexed(sympy.IndexedBase(sympy.Symbol("(" + str(base) + ")")), *[t(i) for i in node.indices])
-    if isinstance(node, S.Neg):
-        return sympy.Mul(sympy.S.NegativeOne, t(node.operand), evaluate=False)
-    if isinstance(node, S.BinOp):
-        a, b = t(node.left), t(node.right)
-
-        def terms(x):  # a + b + c is one sum, not ((a + b) + c)
-            return list(x.args) if isinstance(x, sympy.Add) else [x]
-
-        def factors(x):  # likewise for products, but (a / b) (c / d) keeps its fractions
-            if isinstance(x, sympy.Mul) and not any(isinstance(f, sympy.Pow) and f.exp.is_negative for f in x.args) \
-                    and x.args[0] is not sympy.S.NegativeOne:
-                return list(x.args)
-            return [x]
-
-        if node.op == "+":
-            return sympy.Add(*terms(a), *terms(b), evaluate=False)
-        if node.op == "-":
-            return sympy.Add(*terms(a), sympy.Mul(sympy.S.NegativeOne, b, evaluate=False), evaluate=False)
-        if node.op == "*":
-            return sympy.Mul(*factors(a), *factors(b), evaluate=False)
-        if node.op == "/":
-            return sympy.Mul(a, sympy.Pow(b, -1, evaluate=False), evaluate=False)
-        if node.op == "^":
-            if isinstance(b, sympy.Mul) and len(b.args) == 2 and b.args[0].is_Integer and isinstance(b.args[1], sympy.Pow) \
-                    and b.args[1].exp == -1 and b.args[1].base.is_Integer:
-                b = sympy.Rational(b.args[0], b.args[1].base)  # d_k^(1/4)
-            return sympy.Pow(a, b, evaluate=False)
-        raise ValueError(node.op)
-    if isinstance(node, S.Call):
-        args = [t(a) for a in node.args]
-        f = node.func
-        ops = {"E": E, "Var": Var, "Cov": Cov, "SD": SD}
-        if f in ops:
-            return ops[f](*args, evaluate=False)
-        row = function(f)
-        if row is not None and row.takes(len(args)) and not any(isinstance(a, S.Compare) for a in node.args):
-            if f == "sqrt":
-                return sympy.Pow(args[0], sympy.S.Half, evaluate=False)
-            if row.cls is not None:
-                return row.cls(*args, evaluate=False)
-        if f == "diff" and len(args) == 2:
-            return sympy.Derivative(args[0], args[1], evaluate=False)
-        raise ValueError(f)  # limits, extrema, softmax: use the elaborated form
-    if isinstance(node, S.BigOp):
-        lim = (t(node.var), t(node.lo), t(node.hi))
-        body = t(node.body)
-        return (sympy.Sum if node.op == "sum" else sympy.Product)(body, lim)
-    if isinstance(node, S.Vector):
-        return sympy.Tuple(*[t(i) for i in node.items])
-    if isinstance(node, S.Compare):
-        from sympy.core.relational import Relational
-
-        return Relational(t(node.left), t(node.right), {"==": "=="}.get(node.op, node.op))
-    raise ValueError(type(node).__name__)

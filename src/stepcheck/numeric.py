@@ -452,8 +452,9 @@ def check_statement(state, st: S.Check) -> StepResult:
     name = S.check_name(st)
     lt, rt = _src(state, st.lhs.span), _src(state, st.rhs.span)
     rel = st.rel
-    res = StepResult(name, st.span, "check", f"{lt} {REL_TEXT.get(rel, rel)} {rt}", rel, [], UNKNOWN)
-    lr = LinkResult(1, REL_TEXT.get(rel, rel), lt, rt + (" " + _src(state, st.tol.span) if st.tol else ""),
+    mode = f" in {st.fmt.name}" if st.fmt is not None else ""
+    res = StepResult(name, st.span, "check", f"{lt} {REL_TEXT.get(rel, rel)} {rt}{mode}", rel, [], UNKNOWN)
+    lr = LinkResult(1, REL_TEXT.get(rel, rel), lt, rt + (" " + _src(state, st.tol.span) if st.tol else "") + mode,
                     st.span, UNKNOWN)
     res.links.append(lr)
     claim = st.lhs.span.to(st.tol.span if st.tol else st.rhs.span)
@@ -462,12 +463,15 @@ def check_statement(state, st: S.Check) -> StepResult:
     tol, relative = _tolerance(state, st.tol)
     t0 = time.perf_counter()
     try:
-        limit = deadline(state)
-        x, vx = _evaluate(state, st.lhs, limit=limit)
-        c, vc = _evaluate(state, st.rhs, limit=limit)
-        lr.lhs_expr, lr.rhs_expr = _printable(x), _printable(c)
-        uses = {**vx.uses, **vc.uses}
-        verdict = decide(x, c, rel, tol, st.rhs, relative=relative, lt=lt, rt=rt)
+        if st.fmt is not None:
+            uses, verdict = {}, _in_float(st, rel, tol, relative, lt, rt)
+        else:
+            limit = deadline(state)
+            x, vx = _evaluate(state, st.lhs, limit=limit)
+            c, vc = _evaluate(state, st.rhs, limit=limit)
+            lr.lhs_expr, lr.rhs_expr = _printable(x), _printable(c)
+            uses = {**vx.uses, **vc.uses}
+            verdict = decide(x, c, rel, tol, st.rhs, relative=relative, lt=lt, rt=rt)
     except NumericUnknown as e:
         uses = {}
         verdict = Comparison(UNKNOWN, str(e))
@@ -476,6 +480,34 @@ def check_statement(state, st: S.Check) -> StepResult:
     settle_step(res)
     res.rests_on = list(uses)
     return res
+
+
+def _in_float(st: S.Check, rel, tol, relative, lt, rt) -> Comparison:
+    """``check ... in float32``: both sides computed in that IEEE format, the results compared exactly."""
+    from . import floats
+
+    fmt = st.fmt.name
+    if fmt not in floats.FORMATS:
+        raise error(f"unknown floating-point format `{fmt}`", st.fmt.span, "not a format",
+                    help="write `in float16`, `in float32` or `in float64`", code="E-unsupported")
+    try:
+        x, c = floats.evaluate(st.lhs, fmt), floats.evaluate(st.rhs, fmt)
+    except floats.NotFloat as e:
+        raise NumericUnknown(str(e)) from None
+    ex, ec = floats.as_exact(x), floats.as_exact(c)
+    shown = f"in {fmt}: {floats.show(x)} and {floats.show(c)}"
+    if ex is None or ec is None:  # NaN equals nothing, is ordered with nothing
+        return Comparison(HOLDS if rel == "!=" else FAILS, f"{shown}; NaN compares false with everything")
+    xs, cs = (list(v) if isinstance(v, sympy.MatrixBase) else [v] for v in (ex, ec))
+    if len(xs) == len(cs) and any(not (a.is_finite and b.is_finite) for a, b in zip(xs, cs)):
+        # an infinity: compared as IEEE compares it (inf = inf; ≈ and ~ only when equal)
+        ops = {"=": float.__eq__, "≈": float.__eq__, "~": float.__eq__, "!=": float.__ne__, "<": float.__lt__,
+               "<=": float.__le__, ">": float.__gt__, ">=": float.__ge__}
+        got = [ops[rel](float(a), float(b)) for a, b in zip(xs, cs)]
+        ok = any(got) if rel == "!=" else all(got)  # vectors differ where one entry does
+        return Comparison(HOLDS if ok else FAILS, shown)
+    v = decide(ex, ec, rel, tol, st.rhs, relative=relative, lt=lt, rt=rt)
+    return Comparison(v.outcome, shown if rel != "≈" else f"{shown} ({v.message})", v.notes, v.bad_entry)
 
 
 def table_statement(state, st: S.Table) -> list[StepResult]:

@@ -127,6 +127,9 @@ class AstBuilder(Transformer):
     def ts_index(self, meta, ch):
         return S.TypeSpec("index", self.span(meta), ch[0], ch[1])
 
+    def ts_matrix(self, meta, ch):
+        return S.TypeSpec("matrix", self.span(meta), ch[0], ch[1])
+
     def random(self, meta, ch):
         names, rest = ch[0], ch[1:]
         dist = fam = None
@@ -217,8 +220,13 @@ class AstBuilder(Transformer):
         if isinstance(ch[0], S.Name) and len(ch) >= 4 and isinstance(ch[2], str):
             name, ch = ch[0], ch[1:]
         lhs, rel, rhs = ch[0], ch[1], ch[2]
-        tol = ch[3] if len(ch) > 3 else None
-        return S.Check(name, lhs, rel, rhs, tol, self.span(meta))
+        rest = list(ch[3:])
+        fmt = rest.pop() if rest and isinstance(rest[-1], tuple) else None
+        tol = rest[0] if rest else None
+        return S.Check(name, lhs, rel, rhs, tol, self.span(meta), fmt[1] if fmt else None)
+
+    def float_mode(self, meta, ch):
+        return ("float", ch[0])
 
     def tol_abs(self, meta, ch):
         return S.Tolerance(ch[0], False, self.span(meta))
@@ -300,6 +308,9 @@ class AstBuilder(Transformer):
     div = _binop("/")
     pow = _binop("^")
     juxt = _binop("*", implicit=True)
+
+    def transpose(self, meta, ch):  # Kᵀ is K^T
+        return S.BinOp("^", ch[0], S.Name("T", self.span(meta)), self.span(meta))
 
     def neg(self, meta, ch):
         return S.Neg(ch[0], self.span(meta))

@@ -20,7 +20,7 @@ import re
 import tempfile
 from functools import lru_cache
 
-from .elaborate import as_written
+from .written import as_written
 from .report import _matrix_columns, summary_line, verdict
 from .results import FAILS, HOLDS, UNKNOWN, FileReport, LinkResult, StepResult, Use
 

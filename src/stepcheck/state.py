@@ -33,6 +33,7 @@ class FileState:
     laws: dict = field(default_factory=dict)  # variable or family name -> distributions.Declared
     contradiction: set = field(default_factory=set)  # labels of contradictory assumptions
     implicit_index: set = field(default_factory=set)  # indices declared by `for i in 1..n`
+    entry_indices: dict = field(default_factory=dict)  # (name, hi) -> the index a matrix link is checked at
     verified: list = field(default_factory=list)  # steps that hold, in order (candidates for later links)
     # caches, freed with the state
     consistency_cache: dict = field(default_factory=dict)  # fact normal forms for check_consistency
@@ -45,6 +46,18 @@ class FileState:
 
     def __post_init__(self):
         self.lines = self.rep.text.splitlines()
+
+    def entry_index(self, name: str, hi):
+        """(the index, new?) over 1..hi at which a link between matrices is checked entrywise (one per name
+        and range): printed as the user's i, but never equal to a declared symbol (those are not `finite`)."""
+        key = (name, hi)
+        if key in self.entry_indices:
+            return self.entry_indices[key], False
+        taken = self.scope.all_names() | {s.name for s in self.entry_indices.values()}
+        shown = next(c for c in (name, name + "'", name + "''", *(f"{name}{k}" for k in range(99))) if c not in taken)
+        sym = self.entry_indices[key] = sympy.Symbol(shown, integer=True, positive=True, finite=True)
+        self.scope.index_ranges[sym] = (sympy.Integer(1), hi)
+        return sym, True
 
     # ------------------------------------------------------------ source text
     def src(self, span: Span) -> str:

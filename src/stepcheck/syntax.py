@@ -31,9 +31,9 @@ class Name:
 
 @dataclass(slots=True)
 class Subscript:
-    """``q_{i}`` or ``q[i]`` (explicit subscripts, one or more indices)."""
+    """``q_{i}`` or ``q[i]`` (explicit subscripts, one or more indices); ``(Q K^T)_{i, j}``, ``softmax(s)_i``."""
 
-    base: Name
+    base: "Expr"
     indices: list["Expr"]
     span: Span
 
@@ -101,10 +101,10 @@ Expr = Union[Num, Name, Subscript, BinOp, Neg, Call, BigOp, Vector, Compare]
 class TypeSpec:
     """``positive integer``, ``real``, ``index 1..n`` ..."""
 
-    kind: str  # "integer", "positive integer", "real", "positive real", "nonnegative real", "index"
+    kind: str  # "integer", "positive integer", "real", "positive real", "nonnegative real", "index", "matrix"
     span: Span
-    lo: Expr | None = None  # for "index"
-    hi: Expr | None = None
+    lo: Expr | None = None  # for "index"; the number of rows for "matrix"
+    hi: Expr | None = None  # for "index"; the number of columns for "matrix"
 
 
 @dataclass(slots=True)
@@ -254,7 +254,7 @@ class Tolerance:
 
 @dataclass(slots=True)
 class Check:
-    """``check [NAME:] A REL B [within TOL [relative]]``.
+    """``check [NAME:] A REL B [within TOL [relative]] [in float32]``.
 
     ``rel`` is "≈" (``≈``/``~=``), "~" (order of magnitude) or an exact
     relation ("=", "<", "<=", ">", ">=", "!=").  ``name`` is None when the
@@ -267,6 +267,7 @@ class Check:
     rhs: Expr
     tol: Tolerance | None
     span: Span
+    fmt: Name | None = None  # `in float32`: evaluated in that IEEE format (floats.py)
 
 
 @dataclass(slots=True)

@@ -16,7 +16,10 @@ def fill_uses(state, lr: LinkResult, out) -> None:
             lr.uses.append(Use(lab, "step", detail=state.steps[lab].statement))
         else:
             lr.uses.append(Use(lab, state.fact_kinds.get(lab, "equation"), weakest=out.weakest.get(lab)))
+    entry = set(state.entry_indices.values())
     for r in out.ranges:
+        if r in entry:  # the row or column a matrix link is checked at: its range is the shape, not a fact
+            continue
         lo, hi = state.scope.index_ranges[r]
         lr.uses.append(Use(f"range of {r}", "range", implicit=True, detail=f"{r} in {lo}..{hi}"))
     for sym in out.signs:

@@ -58,6 +58,8 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
             j.counterexample, note = cx.search_link_model(state, prover.decls, lhs, rhs, cited, rel,
                                                           seed_parts, deadline)
             j.search_notes += [note] if note else []
+            if j.counterexample is None:  # the kernel is incomplete: not proved from the citation is not false
+                j.verdict = UNDECIDED
             return j
         refuting.append((proof_all, wider))
     if proof.holds:

@@ -66,7 +66,7 @@ def pointwise_check(decls, lhs, rhs, rel: str, facts: dict, seed: int):
         return 0, None
     done = 0
     for p in points(lhs, rhs, decls, seed):
-        rc = Recheck(p, decls.random_symbols, decls.random_families, complete=True)
+        rc = Recheck(p, decls.random_symbols, decls.random_families, complete=True, family_ranges=decls.family_ranges)
         try:
             lv, rv = rc.value(lhs), rc.value(rhs)
             if not all(rc.fact_holds(f, dict(decls.index_ranges)) for fs in facts.values() for f in fs

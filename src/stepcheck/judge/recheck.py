@@ -53,7 +53,9 @@ class Point:
     values: dict
     indexed: dict
     groups: tuple = ()
-    pattern: int | None = None  # deterministic indexed reals without a value: 0 -> x_m = m - 1, 1 -> [m = 1]
+    # deterministic indexed reals without a value: 0 -> x_m = m - 1, 1 -> [m = 1],
+    # 2 -> x_{i1, ..., ik} = (Σ ord(name) + Σ_t (2t + 3) i_t²) mod 7 - 3 (t from 0)
+    pattern: int | None = None
 
 
 def _exact(v):
@@ -82,7 +84,8 @@ def point_of_model(model, env: dict) -> Point:
 
 
 class Recheck:
-    def __init__(self, point: Point, random_symbols, random_families, *, complete: bool = False):
+    def __init__(self, point: Point, random_symbols, random_families, *, complete: bool = False,
+                 family_ranges=None):
         """``complete``: give a deterministic symbol the point leaves out a default value
         (recorded in ``defaulted``); the facts and the two sides are checked with it all the same."""
         self.p = point
@@ -90,6 +93,7 @@ class Recheck:
         self.defaulted: dict = {}
         self.rsyms = frozenset(random_symbols)
         self.rfams = frozenset(random_families)
+        self.family_ranges = dict(family_ranges or {})  # a member outside its family's range does not exist
         self._where = {}
         for g_i, (keys, _) in enumerate(point.groups):
             for pos, k in enumerate(keys):
@@ -134,9 +138,18 @@ class Recheck:
             raise Unconfirmed(f"no value for {x}")
         if isinstance(x, Indexed):
             idx = [self._ground(i, env) for i in x.indices]
+            if self.p.pattern == 2 and all(i.is_Integer for i in idx) and x.base.label.name not in self.rfams:
+                weight = 0
+                for t, i in enumerate(idx):
+                    weight += (2 * t + 3) * int(i) * int(i)
+                return Integer((weight + sum(ord(c) for c in x.base.label.name)) % 7 - 3)
             if len(idx) != 1 or not idx[0].is_Integer:
                 raise Unconfirmed(f"index of {x} is not a whole number")
             name, i = x.base.label.name, int(idx[0])
+            if name in self.family_ranges:
+                lo, hi = (self._ground(b if isinstance(b, sympy.Basic) else Integer(b), env) for b in self.family_ranges[name])
+                if lo.is_Integer and hi.is_Integer and not int(lo) <= i <= int(hi):
+                    raise Unconfirmed(f"{name}_{i} is outside the range {lo}..{hi} of {name}")
             if name in self.rfams:
                 if (name, i) not in self._where:
                     raise Unconfirmed(f"{name}_{i} is not in the model")
@@ -341,37 +354,47 @@ class Recheck:
             yield env
 
     def _independent(self, f: IndepFact, env) -> bool:
-        keys = []
-        for fam in f.families:
-            keys += [k for k in self._where if isinstance(k, tuple) and k[0] == fam]
-        for m in f.members:
+        """The fact at the point: its blocks (``q ⟂ k``: the vector q, the vector k), or else every listed
+        variable on its own, have a joint law that is the product of their laws."""
+        def key_of(m):
             g = self._ground(m.xreplace(env), {})
             if not (g in self.rsyms or isinstance(g, Indexed)):
                 raise Unconfirmed(f"cannot read {m} as a random variable")
-            keys.append(self._key(g))
-        keys = list(dict.fromkeys(keys))
+            return self._key(g)
+
+        def fam_keys(fam):
+            return [k for k in self._where if isinstance(k, tuple) and k[0] == fam]
+
+        if f.blocks:
+            blocks = [[k for b in blk for k in (fam_keys(b) if isinstance(b, str) else [key_of(b)])]
+                      for blk in f.blocks]
+        else:
+            blocks = [[k] for fam in f.families for k in fam_keys(fam)] + [[key_of(m)] for m in f.members]
+        # independent groups are independent by construction: inside each group, the blocks' parts
         by_group: dict = {}
-        for k in keys:
-            if k not in self._where:
-                raise Unconfirmed(f"{k} is not in the model")
-            g_i, pos = self._where[k]
-            by_group.setdefault(g_i, []).append(pos)
-        # independent groups are independent by construction; inside a group the joint law of the
-        # listed variables must be the product of their marginals
-        for g_i, poss in by_group.items():
-            if len(poss) < 2:
+        for b_i, blk in enumerate(blocks):
+            for k in dict.fromkeys(blk):
+                if k not in self._where:
+                    raise Unconfirmed(f"{k} is not in the model")
+                g_i, pos = self._where[k]
+                by_group.setdefault(g_i, {}).setdefault(b_i, []).append(pos)
+        for g_i, parts in by_group.items():
+            if len(parts) < 2:
                 continue
+            order = list(parts.values())
             rows = self.p.groups[g_i][1]
             joint: dict = {}
-            margs = [dict() for _ in poss]
+            margs = [dict() for _ in order]
             for vals, p in rows:
-                t = tuple(vals[q] for q in poss)
-                joint[t] = joint.get(t, 0) + p
-                for k, q in enumerate(poss):
-                    margs[k][vals[q]] = margs[k].get(vals[q], 0) + p
-            for t in itertools.product(*[list(m) for m in margs]):
-                prod = sympy.Mul(*[margs[k][v] for k, v in enumerate(t)])
-                if sign(joint.get(t, 0) - prod) != 0:
+                ts = [tuple(vals[q] for q in poss) for poss in order]
+                joint[tuple(ts)] = joint.get(tuple(ts), 0) + p
+                for k, t in enumerate(ts):
+                    margs[k][t] = margs[k].get(t, 0) + p
+            if sympy.Mul(*[len(m) for m in margs]) > MAX_OUTCOMES:
+                raise Unconfirmed("too many joint outcomes")
+            for ts in itertools.product(*[list(m) for m in margs]):
+                prod = sympy.Mul(*[margs[k][t] for k, t in enumerate(ts)])
+                if sign(joint.get(ts, 0) - prod) != 0:
                     return False
         return True
 
@@ -407,7 +430,8 @@ def confirms(point: Point, decls, lhs, rhs, rel: str, facts, *, complete: bool =
 
 
 def _confirms(point, decls, lhs, rhs, rel, facts, complete):
-    rc = Recheck(point, decls.random_symbols, decls.random_families, complete=complete)
+    rc = Recheck(point, decls.random_symbols, decls.random_families, complete=complete,
+                 family_ranges=decls.family_ranges)
     ranges = dict(decls.index_ranges)
     try:
         for lab, fs in facts.items():

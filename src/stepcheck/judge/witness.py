@@ -70,7 +70,7 @@ class WitnessSearch:
                        key=lambda s: s.name)
         if any(s.is_integer and s not in case and s not in dims for s in plain):
             return None
-        if len(dims) > 1 or len(reals) > 2:
+        if len(dims) > 2 or len(reals) > 2:
             return None
         facts = [f for lab in candidates for f in self.facts[lab] if isinstance(f, EqFact)]
         for f in facts:
@@ -85,7 +85,7 @@ class WitnessSearch:
         k = len(case)
         for nval in range(max(k, 1), max(k, 1) + 3):
             for rvals in itertools.product(*[_trial_values(r)[:3] for r in reals]):
-                for pattern in (0, 1):
+                for pattern in (0, 1, 2):
                     sub = {d: Integer(nval) for d in dims}
                     sub.update({c: Integer(t + 1) for t, c in enumerate(case)})
                     sub.update(dict(zip(reals, rvals)))
@@ -94,7 +94,8 @@ class WitnessSearch:
                             continue  # the trial values violate a cited fact
                         if not all(_ineq_holds_at(f, sub) for f in ineq_facts):
                             continue
-                        v = _unroll(res.xreplace(sub), pattern)
+                        seen = {}
+                        v = _unroll(res.xreplace(sub), pattern, seen)
                     except (KernelLimit, ValueError, TypeError, ZeroDivisionError):
                         continue
                     if v is None:
@@ -102,7 +103,9 @@ class WitnessSearch:
                     if violated(v):
                         parts = [f"{s} = {x}" for s, x in sub.items()]
                         fams = sorted({str(ix.base.label) for ix in res.atoms(Indexed)})
-                        for fam in fams:
+                        if pattern == 2:  # the entries read, as they are (a matrix claim needs them all)
+                            parts += [f"{n}_{{{', '.join(map(str, ix))}}} = {seen[n, ix]}" for n, ix in sorted(seen)]
+                        for fam in fams if pattern != 2 else ():
                             parts.append(f"{fam}_m = " + ("m - 1" if pattern == 0 else "1 for m = 1, else 0"))
                         return ", ".join(parts), sympy.N(v, 6), dict(sub), pattern
         return None
@@ -194,8 +197,9 @@ _as_expr = as_expr
 
 
 
-def _unroll(x, pattern: int):
-    """Evaluate DSums with concrete bounds; indexed reals get pattern values.
+def _unroll(x, pattern: int, seen: dict | None = None):
+    """Evaluate DSums with concrete bounds; indexed reals get pattern values (2: scrambled, recorded in
+    ``seen``: (name, indices) -> value).
 
     Bound indices are scoped: a sum nested in another one may reuse its bound
     name (canonical names ``b1``, ``b2``, ... restart in every opaque
@@ -234,6 +238,15 @@ def _unroll(x, pattern: int):
         if isinstance(e, Symbol):
             return env.get(e, e)
         if isinstance(e, Indexed):
+            if pattern == 2:
+                idx = tuple(rec(i, env) for i in e.indices)
+                if not all(i.is_Integer for i in idx):
+                    raise ValueError("symbolic index")
+                name = e.base.label.name
+                v = (sum(map(ord, name)) + sum((2 * t + 3) * int(i) ** 2 for t, i in enumerate(idx))) % 7 - 3
+                if seen is not None:
+                    seen[name, tuple(int(i) for i in idx)] = v
+                return Integer(v)
             return val(rec(e.indices[0], env))
         if not e.args:
             return e

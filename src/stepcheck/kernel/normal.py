@@ -124,6 +124,8 @@ class Normalizer(Independence):
         self.deadline = deadline or Deadline(self.limits.seconds)
         self.trace = Trace()
         self.enclosing: list[tuple] = []  # (sym, lo, hi) of sums being lifted
+        # (c, (lo, hi)): the link uses a member q_c of a family over lo..hi, so c lies in lo..hi (set by the prover)
+        self.present: frozenset = frozenset()
         self._rv_cache: dict = {}
         # sum atoms depend only on the monomial, its bounds and the index world (free, range_ok,
         # enclosing) under fixed declarations: a prover shares one dict across its attempts
@@ -336,7 +338,7 @@ class Normalizer(Independence):
                 continue
             c = [a for a in d.args if a != i][0]
             if c.is_Integer:
-                inside = sympy.Ge(c, lo) == sympy.true and sympy.Le(c, hi) == sympy.true
+                inside = sympy.Ge(c, lo) == sympy.true and (sympy.Le(c, hi) == sympy.true or (c, (lo, hi)) in self.present)
             elif c in self.free:  # a free index's declared range, used only where the proof may use it
                 inside = c in self.range_ok and self.index_range(c) == (lo, hi)
                 if inside:
@@ -498,7 +500,7 @@ class Normalizer(Independence):
         """Σ over distinct ``bounds`` of a monomial, as count × DSum(...) (memoised)."""
         if mono == 0:
             return Integer(0)
-        key = (mono, bounds, self.free, self.range_ok, tuple(self.enclosing))
+        key = (mono, bounds, self.free, self.range_ok, tuple(self.enclosing), self.present)
         got = self.sum_cache.get(key)
         if got is None:
             rules = self.trace.rules

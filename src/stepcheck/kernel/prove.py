@@ -20,7 +20,7 @@ from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
 from ..terms.objects import DSum, E, as_expr
-from .reduce import Inconsistent, has_atoms, reduce_modulo
+from .reduce import Inconsistent, bounded_by, has_atoms, reduce_modulo
 
 
 @dataclass
@@ -156,6 +156,7 @@ class LinkProver:
             l, r = (lhs.xreplace(sub), rhs.xreplace(sub)) if sub else (lhs, rhs)
             nz = Normalizer(self.decls, indep, reps, frozenset(ranges) & set(reps), self.limits, deadline)
             nz.sum_cache = self._sum_cache
+            nz.present = frozenset(self._index_values(l - r, nz, ())[1])
             nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := _gap(f)) is not None)
             d = self.normal_difference(nz, l, r, eqs)
             trace.merge(nz.trace)
@@ -341,7 +342,8 @@ class LinkProver:
         if ranges is None:
             ranges = free_indices([lhs, rhs], self.decls)
         try:
-            a = self.attempt(lhs, rhs, list(candidates), list(ranges), deadline, rel)
+            with bounded_by(deadline):
+                a = self.attempt(lhs, rhs, list(candidates), list(ranges), deadline, rel)
         except Inconsistent:
             return Proof(False, message="the assumptions in scope contradict each other; nothing is proved from them",
                          inconsistent=True)

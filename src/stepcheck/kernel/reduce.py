@@ -9,6 +9,10 @@ Denominators are cleared first (``p = N/D`` is 0 where defined iff ``N`` is).
 """
 from __future__ import annotations
 
+import contextvars
+import signal
+import threading
+from contextlib import contextmanager
 from functools import lru_cache
 
 import sympy
@@ -66,10 +70,60 @@ def _guard(polys, gens) -> None:
                           f"{len(gens)} unknowns, degree {deg}, {terms} terms)")
 
 
+#: the time budget of the link being proved (a terms.facts.Deadline), set by the prover around a proof
+_DEADLINE: contextvars.ContextVar = contextvars.ContextVar("stepcheck_deadline", default=None)
+
+
+@contextmanager
+def bounded_by(deadline):
+    """Gröbner bases computed inside stop at ``deadline`` (KernelLimit), where an interval timer can run."""
+    token = _DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        _DEADLINE.reset(token)
+
+
+class _Alarm(Exception):
+    pass
+
+
+def _on_alarm(signum, frame):
+    raise _Alarm()
+
+
+def _groebner(polys: list, gens: tuple, order):
+    """sympy's groebner, interrupted at the link's deadline.
+
+    sympy offers no way to stop a Buchberger run, and the size guard cannot
+    foresee every slow system, so the interruption is an interval timer
+    (SIGALRM) in the main thread; elsewhere (a worker thread), or when the
+    caller's own timer runs, only the size guard applies.
+    """
+    deadline = _DEADLINE.get()
+    left = deadline.remaining() if deadline is not None else None
+    usable = (left is not None and threading.current_thread() is threading.main_thread()
+              and hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
+    if not usable:
+        return groebner(polys, *gens, order=order, domain=QQ)
+    if left <= 0:
+        raise KernelLimit(f"time limit of {deadline.seconds:g} s per link reached")
+    old = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, left)
+    try:
+        return groebner(polys, *gens, order=order, domain=QQ)
+    except _Alarm:
+        raise KernelLimit(f"time limit of {deadline.seconds:g} s per link reached (solving the facts' "
+                          "polynomial system)") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 @lru_cache(maxsize=4096)
 def _basis(polys: tuple, gens: tuple):
     _guard(polys, gens)
-    G = groebner(list(polys), *gens, order=_monomial_order(gens), domain=QQ)
+    G = _groebner(list(polys), gens, _monomial_order(gens))
     return tuple(G.exprs)
 
 

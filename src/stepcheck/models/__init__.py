@@ -42,7 +42,6 @@ from .evaluate import (
     _function_value,
     _indep_sets,
     _index_syms,
-    _mutually_independent,
     _range_of,
     assignments,
     evaluate,

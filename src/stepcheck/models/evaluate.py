@@ -452,48 +452,57 @@ def fact_free(f: EqFact, decls: Decls):
 
 
 def _indep_sets(f: IndepFact, decls: Decls, model: Model, ev: Evaluator):
-    """The sets of variables the fact declares mutually independent."""
-    fam_keys = []
-    for fam in f.families:
-        for i in _range_of(decls, fam, model.dims, model.params):
-            fam_keys.append((fam, i))
+    """For each instance of the fact's free indices, its blocks: lists of keys whose joint laws must
+    multiply (``q ⟂ k``: all of q, all of k; otherwise one block per variable)."""
+    def fam_keys(fam):
+        return [(fam, i) for i in _range_of(decls, fam, model.dims, model.params)]
+
+    if f.blocks and not f.free:
+        blocks = []
+        for blk in f.blocks:
+            ks = []
+            for b in blk:
+                ks.extend(fam_keys(b) if isinstance(b, str) else ev.keys(b, {}))
+            blocks.append(ks)
+        yield blocks
+        return
+    singles = [[k] for fam in f.families for k in fam_keys(fam)]
     free = _index_syms(list(f.members), decls, f.free)
     if not f.members:
-        yield fam_keys
+        yield singles
         return
     for env in assignments(free, decls, model, f.distinct):
-        ks = list(fam_keys)
-        for m in f.members:
-            ks.extend(ev.keys(m, env))
-        yield ks
+        yield singles + [[k] for m in f.members for k in ev.keys(m, env)]
 
 
-def _mutually_independent(keys, model: Model) -> bool:
-    uniq = list(dict.fromkeys(keys))
-    if len(uniq) < len(keys):  # X ⟂ X: X must be constant
-        for k in uniq:
-            if keys.count(k) > 1 and len(model.marginal([k])) > 1:
-                return False
-    by_group: dict[int, list] = {}
-    for k in uniq:
-        if k not in model._where:
-            raise ModelError(f"the model has no variable {key_name(k)}")
-        by_group.setdefault(model._where[k][0], []).append(k)
-    for ks in by_group.values():  # independent groups are independent: check inside groups
-        if len(ks) < 2:
+def _independent_blocks(blocks, model: Model) -> bool:
+    """The joint law of the blocks' variables is the product of the blocks' joint laws (exactly)."""
+    where: dict[int, dict[int, list]] = {}  # group -> block -> keys (independent groups are independent)
+    for b_i, blk in enumerate(blocks):
+        for k in dict.fromkeys(blk):
+            if k not in model._where:
+                raise ModelError(f"the model has no variable {key_name(k)}")
+            where.setdefault(model._where[k][0], {}).setdefault(b_i, []).append(k)
+    for parts in where.values():
+        if len(parts) < 2:
             continue
-        joint = {tuple(d[k] for k in ks): p for d, p in model.marginal(ks)}
-        margs = [model.marginal([k]) for k in ks]
+        parts = list(parts.values())
+        margs = [model.marginal(ks) for ks in parts]
         n = 1
         for m in margs:
             n *= len(m)
         if n > 50000:
             raise ModelError("independence check too large")
+        allk = [k for ks in parts for k in ks]
+        joint: dict = {}
+        for d, p in model.marginal(allk):
+            t = tuple(tuple(d[k] for k in ks) for ks in parts)
+            joint[t] = joint.get(t, 0) + p
         for combo in itertools.product(*margs):
             pr = Fraction(1)
             for _, p in combo:
                 pr *= p
-            t = tuple(d[k] for k, (d, _) in zip(ks, combo))
+            t = tuple(tuple(d[k] for k in ks) for ks, (d, _) in zip(parts, combo))
             if joint.get(t, 0) != pr:
                 return False
     return True
@@ -504,7 +513,7 @@ def satisfies(fact, model: Model, decls: Decls, ev: Evaluator | None = None) -> 
     ev = ev or Evaluator(model, decls)
     try:
         if isinstance(fact, IndepFact):
-            return all(_mutually_independent(ks, model) for ks in _indep_sets(fact, decls, model, ev))
+            return all(_independent_blocks(bs, model) for bs in _indep_sets(fact, decls, model, ev))
         rel = getattr(fact, "rel", "=")
         for env in assignments(fact_free(fact, decls), decls, model, fact.distinct):
             if holds_rel(ev.ev(fact.lhs, env, None), rel, ev.ev(fact.rhs, env, None)) is not True:
@@ -519,7 +528,7 @@ def violates(fact, model: Model, decls: Decls, ev: Evaluator | None = None) -> b
     ev = ev or Evaluator(model, decls)
     try:
         if isinstance(fact, IndepFact):
-            return not all(_mutually_independent(ks, model) for ks in _indep_sets(fact, decls, model, ev))
+            return not all(_independent_blocks(bs, model) for bs in _indep_sets(fact, decls, model, ev))
         rel = getattr(fact, "rel", "=")
         for env in assignments(fact_free(fact, decls), decls, model, fact.distinct):
             if holds_rel(ev.ev(fact.lhs, env, None), rel, ev.ev(fact.rhs, env, None)) is False:

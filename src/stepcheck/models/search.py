@@ -195,15 +195,18 @@ class _Ctx:
         self.second: dict = {}
         self.uncorr: set = set()
         self.apart: set = set()  # pairs a kept independence fact separates: never drawn in one group
+        self.blocks: list = []  # blocks of kept block facts (q ⟂ k: all of q): candidates couple them
         self.bad = False
         for f in list(facts) + list(extra):
             if isinstance(f, IndepFact):
                 kept = any(f is g for g in facts)
-                for ks in _indep_sets(f, decls, self.skel, ev):
-                    for k in ks:
+                for blocks in _indep_sets(f, decls, self.skel, ev):
+                    for k in (k for blk in blocks for k in blk):
                         keys[k] = None
-                    if kept:
-                        self.apart |= {frozenset(p) for p in itertools.combinations(dict.fromkeys(ks), 2)}
+                    if kept:  # variables of different blocks are never drawn in one group
+                        self.apart |= {frozenset((x, y)) for b1, b2 in itertools.combinations(blocks, 2)
+                                       for x in b1 for y in b2 if x != y}
+                        self.blocks += [list(dict.fromkeys(blk)) for blk in blocks if len(set(blk)) > 1]
                 continue
             for env in assignments(fact_free(f, decls), decls, self.skel, f.distinct):
                 for side in (f.lhs, f.rhs):
@@ -316,6 +319,19 @@ class _Ctx:
                         groups.append(_quantile_coupling(ks, [margs[k] for k in ks],
                                                          [flip and j % 2 == 1 for j in range(len(ks))]))
                         used |= set(ks)
+                groups += self._singletons(margs, [k for k in keys if k not in used])
+                yield self.build(groups, params)
+        # each block of a block fact coupled inside (q_1 = q_2 = ... where the laws agree), the blocks apart
+        blocks = [b for b in self.blocks if not (set(b) & set(self.fixed))]
+        if blocks:
+            for flip in (False, True):
+                groups, used = [], set()
+                for blk in blocks:
+                    blk = [k for k in blk if k not in used]
+                    if len(blk) > 1:
+                        groups.append(_quantile_coupling(blk, [margs[k] for k in blk],
+                                                         [flip and j % 2 == 1 for j in range(len(blk))]))
+                        used |= set(blk)
                 groups += self._singletons(margs, [k for k in keys if k not in used])
                 yield self.build(groups, params)
         pairs = list(itertools.combinations(keys, 2))[:40]
@@ -488,6 +504,8 @@ def random_models(decls: Decls, facts: dict, n: int = 3, seed: int = 0, *, exprs
     allx += [m for f in flat if isinstance(f, IndepFact) for m in f.members]
     dims, params = _dim_syms(decls, allx, [fam for f in flat if isinstance(f, IndepFact) for fam in f.families])
     dim_list = _dim_assignments(dims, allx, decls)
+    if dims and not dim_list:  # no small dimensions keep every literal index in range (q_5 needs n >= 5)
+        return []
     rng.shuffle(dim_list)
     out = []
     free_all = _index_syms(list(exprs), decls)

@@ -1,0 +1,84 @@
+"""docs/claims.md and docs/errata.md: generated from the derivations' `# claim:` tags, never stale.
+
+The pages are regenerated here from the shared reports of the shipped files
+(the same verdicts ``verify`` gives); a change to a derivation that changes a
+verdict, or a new tag, makes this test fail until ``python scripts/gen_claims.py``
+is run.
+"""
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, shipped_report
+
+SHARED = REPO.parent / "shared" / "claims" / "ARTICLE_CLAIMS.md"
+
+
+def _gen():
+    spec = importlib.util.spec_from_file_location("gen_claims", REPO / "scripts" / "gen_claims.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+GEN = _gen()
+
+
+@pytest.fixture(scope="module")
+def claims():
+    return GEN.collect(shipped_report)
+
+
+def test_every_claim_is_listed(claims):
+    ids = [c.id for c in claims]
+    assert len(ids) == 107 and len(set(ids)) == 107
+
+
+@pytest.mark.skipif(not SHARED.exists(), reason="../shared is not next to this checkout")
+def test_the_claims_list_is_the_clients():
+    ours = (REPO / "docs" / "article_claims.md").read_text(encoding="utf-8").split("\n", 1)[1]
+    assert ours == SHARED.read_text(encoding="utf-8")
+
+
+def test_the_pages_are_up_to_date(claims):
+    assert (REPO / "docs" / "claims.md").read_text(encoding="utf-8") == GEN.table(claims), \
+        "docs/claims.md is stale: run python scripts/gen_claims.py"
+    assert (REPO / "docs" / "errata.md").read_text(encoding="utf-8") == GEN.errata(claims), \
+        "docs/errata.md is stale: run python scripts/gen_claims.py"
+
+
+def test_at_least_100_claims_are_decided(claims):
+    decided = [c for c in claims if c.verdict.split(" ")[0] in ("verified", "refuted")]
+    assert len(decided) >= 100, [c.id for c in claims if c not in decided]
+
+
+def test_a_refuted_claim_has_its_errata_and_witness(claims):
+    for c in claims:
+        if c.verdict == "refuted":
+            shown = [d for d in c.decisions if GEN._outcome(d) == "refuted"]
+            assert any(d.errata for d in shown), f"{c.id}: no `# errata:` line"
+
+
+def test_outcomes_follow_the_statuses():
+    D = GEN.Decision
+    assert GEN._outcome(D("f", 1, ["a"], ["holds"], ["step"], False)) == "verified"
+    assert GEN._outcome(D("f", 1, ["a"], ["unknown"], ["step"], False)) == "unknown"
+    assert GEN._outcome(D("f", 1, ["a"], ["holds"], ["refute"], False)) == "refuted"
+    assert GEN._outcome(D("f", 1, ["a"], ["fails"], ["refute"], False)) == "unknown"
+    assert GEN._outcome(D("f", 1, ["a"], ["fails"], ["step"], True)) == "refuted"
+    assert GEN._outcome(D("f", 1, ["a"], ["unknown"], ["step"], True)) == "unknown"
+    assert GEN._outcome(D("f", 1, ["a"], ["simulated"], ["simulate"], False)) == "simulated"
+    # a good file's failing statement never counts as a refutation
+    assert GEN._outcome(D("f", 1, ["a"], ["fails"], ["step"], False)) == "unknown"
+
+
+def test_unknown_claim_ids_are_refused(tmp_path, monkeypatch):
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "x.step").write_text("# claim: 999 §nowhere\nlet x: real\nstep s: x = x\n", encoding="utf-8")
+    monkeypatch.setattr(GEN, "DERIVATIONS", tmp_path)
+    monkeypatch.setattr(GEN, "ROOT", tmp_path)
+    with pytest.raises(SystemExit, match="unknown claim id"):
+        GEN.collect(lambda p: None)
