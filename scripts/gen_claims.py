@@ -18,8 +18,11 @@ Every verdict comes from checking the files (``stepcheck.checker.check_file``):
 
 * verified  -- every tagged statement of a file in derivations/ holds (a
   ``simulate`` statement counts as verified by simulation, and says so);
-* refuted   -- a tagged ``refute`` holds (the claim was shown false, with a
-  re-checked witness), or a tagged statement of derivations/bad/ fails;
+* refuted   -- a tagged ``refute`` with an ``# errata:`` line holds (the claim
+  was shown false, with a re-checked witness), or a tagged statement of
+  derivations/bad/ fails.  A tagged ``refute`` without ``# errata:`` shows a
+  claim of the form "this does not follow" (independence is not needed ...):
+  when it holds, the claim is verified;
 * unknown   -- a tagged statement is unknown (or a bad/ statement does not fail);
 * missing   -- no statement is tagged (the reason, when a file gives one).
 
@@ -83,8 +86,8 @@ def _outcome(d: Decision) -> str:
     for st, kind in zip(d.statuses, d.kinds):
         if d.bad:
             out.append("refuted" if st == "fails" else "unknown")
-        elif kind == "refute":
-            out.append("refuted" if st == "holds" else "unknown")
+        elif kind == "refute":  # with `# errata:` the claim is what is refuted; else the claim is a non-implication
+            out.append(("refuted" if d.errata else "verified") if st == "holds" else "unknown")
         elif st in ("holds", "simulated"):
             out.append("verified" if st == "holds" else "simulated")
         else:
@@ -230,7 +233,9 @@ def errata(claims) -> str:
             if _outcome(d) != "refuted":
                 continue
             if d.errata:
-                out += [f"**What is true:** {d.errata}", ""]
+                said, _, true = d.errata.partition(" -- ")
+                out += [f"**As checked:** {said}", "", f"**What is true:** {true}", ""] if true else \
+                    [f"**What is true:** {said}", ""]
             out.append(f"**Shown by:** [`{d.file}`](../{d.file}), line {d.line} (`{', '.join(d.names[:3])}`)")
             if d.witness:
                 out += ["", f"**Witness:** {d.witness}"]

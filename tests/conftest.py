@@ -76,3 +76,12 @@ def shared_checks(monkeypatch):
 
     monkeypatch.setattr(checker, "check_file", check_file)
     return check_file
+
+
+def diagnostic_codes(rep) -> set:
+    """Every diagnostic code of a report: the file's and its links'."""
+    out = {d.code for d in rep.diagnostics}
+    for s in rep.steps:
+        for lk in s.links:
+            out |= {d.code for d in lk.diagnostics}
+    return out

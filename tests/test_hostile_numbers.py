@@ -24,18 +24,15 @@ from sympy import Dummy, Integer, Product, Rational, Sum
 from stepcheck.checker import check_text
 from stepcheck.models import ranges
 
+from conftest import diagnostic_codes
+
 
 def statuses(text):
     rep = check_text(text, "t.step")
     return {s.name: s.status for s in rep.steps}, rep
 
 
-def codes(rep):
-    out = {d.code for d in rep.diagnostics}
-    for s in rep.steps:
-        for lk in s.links:
-            out |= {d.code for d in lk.diagnostics}
-    return out
+codes = diagnostic_codes
 
 
 def step(rep, name):

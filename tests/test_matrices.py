@@ -11,6 +11,8 @@ import pytest
 
 from stepcheck.checker import check_text
 
+from conftest import diagnostic_codes
+
 HEAD = "let n, d: positive integer\nlet c: positive real\nlet Q, K: matrix n × d\n"
 SOFT = "let n: positive integer\nreal s_i for i in 1..n\ndefine p = softmax(s)\n"
 
@@ -20,12 +22,7 @@ def run(text):
     return {s.name: s for s in rep.steps}, rep
 
 
-def codes(rep):
-    out = {d.code for d in rep.diagnostics}
-    for s in rep.steps:
-        for lk in s.links:
-            out |= {d.code for d in lk.diagnostics}
-    return out
+codes = diagnostic_codes
 
 
 @pytest.mark.parametrize("claim", [

@@ -312,28 +312,11 @@ class _Ctx:
             if isinstance(k, tuple):
                 by_index.setdefault(k[1], []).append(k)
         if any(len(v) > 1 for v in by_index.values()):
-            for flip in (False, True):
-                groups, used = [], set()
-                for i, ks in by_index.items():
-                    if len(ks) > 1:
-                        groups.append(_quantile_coupling(ks, [margs[k] for k in ks],
-                                                         [flip and j % 2 == 1 for j in range(len(ks))]))
-                        used |= set(ks)
-                groups += self._singletons(margs, [k for k in keys if k not in used])
-                yield self.build(groups, params)
+            yield from self._coupled(list(by_index.values()), margs, params)
         # each block of a block fact coupled inside (q_1 = q_2 = ... where the laws agree), the blocks apart
         blocks = [b for b in self.blocks if not (set(b) & set(self.fixed))]
         if blocks:
-            for flip in (False, True):
-                groups, used = [], set()
-                for blk in blocks:
-                    blk = [k for k in blk if k not in used]
-                    if len(blk) > 1:
-                        groups.append(_quantile_coupling(blk, [margs[k] for k in blk],
-                                                         [flip and j % 2 == 1 for j in range(len(blk))]))
-                        used |= set(blk)
-                groups += self._singletons(margs, [k for k in keys if k not in used])
-                yield self.build(groups, params)
+            yield from self._coupled(blocks, margs, params)
         pairs = list(itertools.combinations(keys, 2))[:40]
         for x, y in pairs:
             for flip in (False, True):
@@ -348,6 +331,21 @@ class _Ctx:
                     yield self.build([g] + self._singletons(margs, [k for k in keys if k not in (x, y)]), params)
         if len(keys) > 2:
             yield self.build([_quantile_coupling(keys, [margs[k] for k in keys], [False] * len(keys))], params)
+
+    def _coupled(self, sets, margs, params):
+        """Two models: each set of variables one comonotone group (then with every other one flipped),
+        the rest independent singletons; a variable goes to the first set that lists it."""
+        keys = self.keys
+        for flip in (False, True):
+            groups, used = [], set()
+            for ks in sets:
+                ks = [k for k in dict.fromkeys(ks) if k not in used]
+                if len(ks) > 1:
+                    groups.append(_quantile_coupling(ks, [margs[k] for k in ks],
+                                                     [flip and j % 2 == 1 for j in range(len(ks))]))
+                    used |= set(ks)
+            groups += self._singletons(margs, [k for k in keys if k not in used])
+            yield self.build(groups, params)
 
     def _random_grouping(self, margs, params, rng):
         keys = list(self.keys)
