@@ -278,6 +278,9 @@ def _declarations(ts: _Typesetter) -> list[str]:
             if st.type.kind == "index" and st.type.lo is not None:
                 items.append(f"[{_m(nm(st.names) + ' in {' + ex(st.type.lo) + ', ..., ' + ex(st.type.hi) + '}')}"
                              f" #text(fill: luma(90))[index{'es' if len(st.names) > 1 else ''}]]")
+            elif st.type.kind == "matrix":
+                items.append(f"[{_m(nm(st.names))} #text(fill: luma(90))[{'matrices' if len(st.names) > 1 else 'matrix'}"
+                             f"] {_m(ex(st.type.lo) + ' times ' + ex(st.type.hi))}]")
             else:
                 items.append(f"[{_m(nm(st.names))} #text(fill: luma(90))[#{s(st.type.kind)}]]")
         elif isinstance(st, (S.Random, S.RealDecl)):

@@ -81,6 +81,8 @@ def as_written(node):
                 return sympy.Pow(args[0], sympy.S.Half, evaluate=False)
             if row.cls is not None:
                 return row.cls(*args, evaluate=False)
+        if f in ("diag", "ones") and len(args) == 1:
+            return sympy.Function(f)(*args)
         if f == "diff" and len(args) == 2:
             return sympy.Derivative(args[0], args[1], evaluate=False)
         raise ValueError(f)  # limits, extrema, softmax: use the elaborated form
