@@ -517,3 +517,16 @@ def test_the_member_reading_has_no_such_model():
 
     st = check_text(BLOCK_VAR.format(fact="independent(q, k)"), "b.step").steps[0]
     assert st.status != "holds"  # the claim is true under mutual independence: nothing refutes it
+
+
+def test_a_by_at_the_end_of_a_line_of_links_is_flagged():
+    from stepcheck.checker import check_text
+
+    one_line = "random X, Y\nassume m: E[X] = 0, E[Y] = 0\nstep s: E[X + Y] = E[X] + E[Y] = 0   by m\n"
+    rep = check_text(one_line, "t.step")
+    hit = [d for d in rep.diagnostics if d.code == "W-one-line-by"]
+    assert len(hit) == 1 and hit[0].span.col == one_line.splitlines()[2].index("= E[X] +") + 1
+    split = "random X, Y\nassume m: E[X] = 0, E[Y] = 0\nstep s: E[X + Y]\n    = E[X] + E[Y]\n    = 0   by m\n"
+    assert not [d for d in check_text(split, "t.step").diagnostics if d.code == "W-one-line-by"]
+    every = "random X, Y\nassume m: E[X] = 0, E[Y] = 0\nstep s: E[X + Y] = E[X] + E[Y] by m = 0 by m\n"
+    assert not [d for d in check_text(every, "t.step").diagnostics if d.code == "W-one-line-by"]

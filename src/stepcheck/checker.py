@@ -389,6 +389,9 @@ class Checker:
         name = st.name.name
         if name in state.steps or name in state.facts:
             raise error(f"the name `{name}` is used twice", st.name.span, code="E-redeclared")
+        for lk in S.one_line_citations(st):  # `= A = B by r`: the `by` is B's alone; say so
+            self.rep.diagnostics.append(Diagnostic("warning", ONE_LINE_BY, lk.span, "checked against every "
+                                                   "assumption in scope", code="W-one-line-by", help=ONE_LINE_HELP))
         if st.kind == "refute":
             from . import counterexamples
 
@@ -414,7 +417,7 @@ class Checker:
         guard, distinct = self._condition(st, el)
         res = StepResult(name, st.span, "step", "", "=", [], UNKNOWN)
         rels = [lk.rel for lk in st.links]
-        res.rel = _compose(rels)
+        res.rel = S.compose_relations(rels)
         res.statement = f"{self.src(st.first.span)} {REL_TEXT.get(res.rel, res.rel)} {self.src(st.links[-1].rhs.span)}"
         if st.cond is not None:
             res.statement += " " + self.src(st.cond.span)
@@ -624,6 +627,10 @@ class Checker:
                 code="E-unknown"))
 
 
+ONE_LINE_BY = "this link has no `by`: the one at the end of the line cites for the last link"
+ONE_LINE_HELP = "put each link on its own line, with its own `by`"
+
+
 def _search_note(text: str) -> Diagnostic:
     return Diagnostic("note", text, None, code="N-no-counterexample")
 
@@ -637,19 +644,6 @@ def _refs_span(lk: S.Link) -> Span:
     if lk.refs:
         return lk.refs[0].span.to(lk.refs[-1].span)
     return lk.span
-
-
-def _compose(rels):
-    if any(r == "≈" for r in rels):
-        return "≈"
-    strict = any(r in ("<", ">") for r in rels)
-    if all(r == "=" for r in rels):
-        return "="
-    if all(r in ("=", "<", "<=") for r in rels):
-        return "<" if strict else "<="
-    if all(r in ("=", ">", ">=") for r in rels):
-        return ">" if strict else ">="
-    return "?"
 
 
 def _show_expr(x) -> str:

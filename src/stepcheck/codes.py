@@ -383,6 +383,15 @@ _TABLE = (
         example="random X, Y\nassume mean0: E[X] = 0\nstep s: E[X + Y] = E[X] + E[Y]   by mean0\n",
     ),
     Code(
+        "W-one-line-by", "warning", "steps", "a `by` at the end of a line of several links",
+        "A `by` list belongs to the link it ends. In `step s: A = B = C   by r` it cites `r` for `= C` only; "
+        "`= B` has no `by` and is checked against every assumption in scope, so what it uses is reported "
+        "but never checked against a citation. The warning points at each such link.",
+        "Put each link on its own line (a line that begins with `=` continues the chain), each with its "
+        "own `by`.",
+        example="random X, Y\nassume mean0: E[X] = 0, E[Y] = 0\nstep s: E[X + Y] = E[X] + E[Y] = 0   by mean0\n",
+    ),
+    Code(
         "E-unneeded", "error", "steps", "cited but not needed (under --strict)",
         "The same as `W-unneeded`, reported as an error because `verify --strict` (or `strict=True` in the "
         "Python API) was given: the link holds, but something cited after `by` is not needed. The exit code "

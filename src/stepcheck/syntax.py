@@ -366,3 +366,23 @@ def planned_results(prog: Program) -> list[tuple[str, Span, str]]:
                 for c, cell in enumerate(row.cells, 1):
                     out.append((table_cell_name(st, r, c), cell.span, "check"))
     return out
+
+
+def one_line_citations(st: Step) -> list:
+    """The links of ``st`` without ``by`` that share their line with a later link that has one: in
+    ``= A = B   by r`` the ``by`` cites for ``= B`` only, and ``= A`` is checked against everything."""
+    return [a for a, b in zip(st.links, st.links[1:]) if not a.has_by and b.has_by and a.span.end_line == b.span.line]
+
+
+def compose_relations(rels) -> str:
+    """The relation a chain of links states between its first and last expression (`?` when mixed)."""
+    if any(r == "≈" for r in rels):
+        return "≈"
+    strict = any(r in ("<", ">") for r in rels)
+    if all(r == "=" for r in rels):
+        return "="
+    if all(r in ("=", "<", "<=") for r in rels):
+        return "<" if strict else "<="
+    if all(r in ("=", ">", ">=") for r in rels):
+        return ">" if strict else ">="
+    return "?"
