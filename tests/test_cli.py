@@ -142,7 +142,7 @@ def test_empty_dir_is_an_input_error(tmp_path, capsys):
 
 
 def test_all_hold_exit_0(fake_checker, tree, capsys):
-    assert cli.main([str(tree), "--no-color"]) == 0
+    assert cli.main([str(tree), "--no-color", "-v"]) == 0
     out = capsys.readouterr().out
     assert "verified: every step holds" in out
     assert "uses: nothing" in out
@@ -316,3 +316,27 @@ def _untimed(x):
     if isinstance(x, list):
         return [_untimed(v) for v in x]
     return x
+
+
+def test_several_files_give_a_summary_by_default(fake_checker, tree, capsys):
+    assert cli.main([str(tree), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert "uses: nothing" not in out  # no per-step report for the verified files
+    lines = [ln for ln in out.splitlines() if ln.strip().startswith("✓")]
+    assert [ln.split()[1].rsplit("/", 1)[-1] for ln in lines] == ["a.step", "b.step"]
+    assert "verified: every step of every file holds" in out
+    assert cli.main([str(tree), "--no-color", "--verbose"]) == 0
+    assert "uses: nothing" in capsys.readouterr().out
+
+
+def test_the_summary_shows_failing_files_in_full_and_unparsed_ones_last(tmp_path, capsys):
+    (tmp_path / "a_bad.step").write_text("let x: real\nstep s: x = x + 1\n", encoding="utf-8")
+    (tmp_path / "b_syntax.step").write_text("step s: (\n", encoding="utf-8")
+    (tmp_path / "c_good.step").write_text("let x: real\nstep s: x = x\n", encoding="utf-8")
+    assert cli.main([str(tmp_path), "--no-color"]) == 2
+    out = capsys.readouterr().out
+    assert "this step does not hold" in out  # the failing file's diagnostics
+    table = out[out.index("files (verify -v"):]
+    names = [ln.split()[1].rsplit("/", 1)[-1] for ln in table.splitlines()[1:4]]
+    assert names == ["a_bad.step", "c_good.step", "b_syntax.step"]
+    assert "1 fails" in out.splitlines()[-2]  # the totals count the failure next to the input error

@@ -69,6 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="explain more: details of each assumption used, and whether it is needed",
     )
     ap.add_argument("--quiet", "-q", action="store_true", help="show only failures, errors and the summary")
+    ap.add_argument("--verbose", "-v", action="store_true",
+                    help="with several files, show every file's whole report (by default: the files that are not "
+                         "verified, then one line per file)")
     ap.add_argument(
         "--color",
         choices=("auto", "always", "never"),
@@ -351,7 +354,8 @@ def _run(args) -> int:
         out.write(json.dumps(data, indent=2, ensure_ascii=not rep.supports_unicode(out)) + "\n")
     else:
         color = _use_color(args.color, out)
-        out.write(rep.render_text(reports, color=color, why=args.why, quiet=args.quiet))
+        out.write(rep.render_text(reports, color=color, why=args.why, quiet=args.quiet,
+                                  summary=not args.verbose))
     out.flush()
     code = rep.exit_code(reports)
     doc_files = [e[1] for e in entries if e[0] == "file"]

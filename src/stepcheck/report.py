@@ -406,10 +406,13 @@ def render_text(
     why: bool = False,
     quiet: bool = False,
     ascii_only: bool | None = None,
+    summary: bool = False,
 ) -> str:
     """The terminal report for ``reports``.
 
     ``quiet`` keeps only failing/unknown steps, errors and the summaries.
+    ``summary`` (several files): the reports of the files that are not verified (as with ``quiet``), then
+    one line per file, the files that could not be read or parsed last, then the totals.
     ``ascii_only`` (default: decided from ``sys.stdout``'s encoding) replaces
     the marks with ``[ok]/[FAIL]/[??]`` and the matrix cells with ``x``/``.``.
     """
@@ -417,8 +420,12 @@ def render_text(
         ascii_only = not supports_unicode()
     p = _Painter(color, ascii_only)
     blocks = []
+    summary = summary and len(reports) > 1
     for r in reports:
-        blocks.append("\n".join(_render_file(r, p, why=why, quiet=quiet)))
+        if not summary or file_status(r) != HOLDS:
+            blocks.append("\n".join(_render_file(r, p, why=why, quiet=quiet or summary)))
+    if summary:
+        blocks.append(_file_table(reports, p, quiet))
     if len(reports) > 1:
         t = totals(reports)
         lines = [
@@ -426,7 +433,7 @@ def render_text(
             + f": {_plural(t['files'], 'file')}, {_plural(t['steps'], 'step')}, {_plural(t['links'], 'link')}: "
             f"{t['holds']} holds, {t['fails']} fails, {t['unknown']} unknown"
             + (f", {t[SIMULATED]} simulated" if t.get(SIMULATED) else "")
-            + (f", {_plural(t['unreadable'], 'file')} not read or parsed" if t["unreadable"] else "")
+            + (f", {_plural(t['unreadable'], 'file')} with input errors" if t["unreadable"] else "")
             + (f" ({t['cross_checked']} of {_plural(t['cross_checked'] + t['not_cross_checked'], 'proof')} "
                "cross-checked on finite models)" if t["cross_checked"] + t["not_cross_checked"] else ""),
         ]
@@ -438,6 +445,29 @@ def render_text(
         blocks.append("\n".join(lines))
     rule = "\n\n"
     return rule.join(blocks) + "\n"
+
+
+def _file_table(reports: list[FileReport], p: _Painter, quiet: bool) -> str:
+    """One line per file (``quiet``: per file not verified): its mark, path and counts; the files not read
+    or parsed last."""
+    rows = sorted(reports, key=lambda r: r.fatal and not r.steps)  # stable: the given order otherwise
+    rows = [r for r in rows if not (quiet and file_status(r) == HOLDS)] or rows[:0]
+    if not rows:
+        return p("head", "files") + ": every file verified"
+    width = max(_display_width(r.path) for r in rows)
+    lines = [p("head", "files") + " (verify -v FILE... shows every step)"]
+    for r in rows:
+        st, c = file_status(r), _counts(r)
+        if r.fatal and not r.steps:
+            what = "not read or parsed"
+        else:
+            what = (f"{_plural(c['steps'], 'step')} ({_plural(c['links'], 'link')}): {c[HOLDS]} holds, "
+                    f"{c[FAILS]} fails, {c[UNKNOWN]} unknown"
+                    + (f", {c[SIMULATED]} simulated" if c.get(SIMULATED) else "")
+                    + (f", {_plural(c['errors'], 'error')}" if c["errors"] else ""))
+        lines.append(f"  {p.mark(HOLDS if st == HOLDS else FAILS if st in (FAILS, 'error') else UNKNOWN)} "
+                     f"{_pad(r.path, width)}  {what}")
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------- JSON
