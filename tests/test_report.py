@@ -360,3 +360,18 @@ def test_progress_only_on_tty():
     s = "".join(on.buf)
     assert "\r[1/3] checking a.step" in s and "[2/3] checking b.step" in s
     assert s.endswith("\r")  # cleared at the end
+
+
+def test_residuals_are_printed_in_the_language_and_clipped():
+    from stepcheck.checker import check_text
+    from stepcheck.terms.printer import clip
+
+    rep = check_text("let n: positive integer\nreal s_i for i in 1..n\nlet x: real\n"
+                     "step a: x^3 = x^2\nstep b: sum(i=1..n, s_i^2) = 0\n", "t.step")
+    notes = [n for s in rep.steps for lk in s.links for d in lk.diagnostics for n in d.notes]
+    text = " ".join(notes)
+    assert "x^3 - x^2" in text and "**" not in text
+    assert "sum(" in text and "Σ[" not in text
+    long = "x + " * 200
+    assert clip(long).endswith("`verify --json` shows all of it)") and len(clip(long)) < 400
+    assert clip("x + 1") == "x + 1"

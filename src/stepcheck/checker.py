@@ -31,6 +31,7 @@ from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResu
 from .state import FileState
 from .terms.facts import Deadline, Decls, EqFact, IneqFact, Limits
 from .terms.objects import SD, Cov, E, Var
+from .terms.printer import clip
 
 MAX_STEPS = 2000
 REL_TEXT = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "!=": "≠", "≈": "≈"}
@@ -609,7 +610,7 @@ class Checker:
         lr.diagnostics += [_search_note(n) for n in j.search_notes]
         notes = []
         if lr.residual is not None:
-            notes.append(f"left side − right side reduces to: {lr.residual}")
+            notes.append(f"left side − right side reduces to: {clip(lr.residual)}")
         if j.witness is not None and j.witness[0] is not None and lr.counterexample == j.witness[0]:
             what = "the two sides differ by" if lk.rel == "=" else "the inequality fails: its margin is"
             notes.append(f"counterexample: {j.witness[0]}: {what} {_show_expr(j.witness[1])}")

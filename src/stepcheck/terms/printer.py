@@ -12,8 +12,8 @@ per-format hooks that supply only the format's tokens:
   LaTeX ``\\operatorname{Var}\\left(x\\right)``;
 * ``_probability(event)``: ``P(event)``; typst ``PP(event)``; LaTeX ``\\mathbb{P}\\left(event\\right)``;
 * ``_subscript(base, indices, exprs)``: ``q_i``, ``q_{i+1}``; typst ``q_i``, ``q_(i + 1)``; LaTeX ``q_{i}``;
-* ``_distinct_sum(summand, bounds, excluded)``: ``Σ[b1=1..n; b2=1..n (distinct)] ...``;
-  typst ``sum_(...)``; LaTeX ``\\sum_{...}^{...}``.
+* ``_distinct_sum(summand, bounds, excluded)``: ``Σ[b1=1..n; b2=1..n (distinct)] ...``
+  (residuals: ``sum(b1=1..n, b1 ≠ i, body)``); typst ``sum_(...)``; LaTeX ``\\sum_{...}^{...}``.
 
 The str printer (:class:`KernelPrinter`, residuals in diagnostics), the
 model finder's printer (``stepcheck.models``), the typst printer
@@ -27,7 +27,7 @@ from sympy import Tuple
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
-__all__ = ["LanguagePrinter", "KernelPrinter", "show"]
+__all__ = ["LanguagePrinter", "KernelPrinter", "show", "clip"]
 
 
 class LanguagePrinter:
@@ -128,12 +128,32 @@ class KernelPrinter(LanguagePrinter, StrPrinter):
         return "e"
 
     def _print_KroneckerDelta(self, e):
-        return f"δ({self._print(e.args[0])}, {self._print(e.args[1])})"
+        return f"delta({self._print(e.args[0])}, {self._print(e.args[1])})"
+
+    # the language's own notation: x^2, juxtaposition, sum(i=1..n, ...)
+    def _print_Pow(self, expr, rational=False):
+        return super()._print_Pow(expr, rational).replace("**", "^")
+
+    def _print_Mul(self, expr):
+        return super()._print_Mul(expr).replace("*", " ")
 
     def _print_Sum(self, e):
-        f = e.function
-        lims = "; ".join(f"{self._print(i)}={self._print(a)}..{self._print(b)}" for i, a, b in e.limits)
-        return f"Σ[{lims}] {self.parenthesize(f, PRECEDENCE['Mul'])}"
+        text = self._print(e.function)
+        for i, a, b in e.limits:  # the first limit is the innermost
+            text = f"sum({self._print(i)}={self._print(a)}..{self._print(b)}, {text})"
+        return text
+
+    def _distinct_sum(self, summand, bounds: list, excluded: list) -> str:
+        """The kernel's sum over distinct indices: ``sum(b1=1..n, b1 ≠ i, j, body)``."""
+        names = [self._print(b[0]) for b in bounds]
+        parts = [f"{self._print(b)}={self._print(lo)}..{self._print(hi)}" for b, lo, hi in bounds]
+        if len(names) > 1:
+            parts.append(" ≠ ".join(names) + " distinct")
+        ex = [self._print(x) for x in excluded]
+        if ex:
+            parts.append(" ≠ ".join([" ≠ ".join(names), ", ".join(ex)]) if len(names) == 1 else
+                         "each ≠ " + ", ".join(ex))
+        return f"sum({', '.join(parts)}, {self._print(summand)})"
 
 
 MAX_PRINTED_BITS = 10_000  # about 3,000 digits: Python refuses to print more than 4,300 at all
@@ -154,3 +174,13 @@ _P = KernelPrinter({"order": "none"})
 
 def show(expr) -> str:
     return _P.doprint(expr)
+
+
+MAX_SHOWN = 300  # characters of an expression shown in a diagnostic note
+
+
+def clip(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text``, or its first ``limit`` characters with a pointer to the whole (``--json`` keeps it all)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()} … ({len(text):,} characters; `verify --json` shows all of it)"
