@@ -84,7 +84,7 @@ def test_passing_file_one_item_per_step(pt):
 
 def test_failing_file_shows_the_diagnostic(pt):
     put(pt, "derivations/bad/wrong_step.step", src=DERIV / "bad/wrong_step.step")
-    res = run(pt, "derivations")
+    res = run(pt, "derivations", "--stepcheck-bad")
     res.assert_outcomes(failed=1)
     out = res.stdout.str()
     # the same text as the terminal: file:line:col, source line, carets, residual, counterexample
@@ -141,7 +141,7 @@ def test_refute_steps_are_items(pt):
 def test_unparsable_file_fails_collection(pt):
     put(pt, "derivations/bad/syntax.step", src=DERIV / "bad/syntax.step")
     put(pt, "derivations/var_dot.step", src=DERIV / "var_dot.step")
-    res = run(pt, "derivations")
+    res = run(pt, "derivations", "--stepcheck-bad")
     assert res.ret == pytest.ExitCode.INTERRUPTED
     out = res.stdout.str()
     assert "ERROR collecting derivations/bad/syntax.step" in out
@@ -149,7 +149,7 @@ def test_unparsable_file_fails_collection(pt):
     assert "--> derivations/bad/syntax.step:5:15" in out
     assert "5 | step broken: E[X + 1" in out
     assert "Traceback" not in out and "CollectError" not in out
-    res = run(pt, "derivations", "--continue-on-collection-errors")
+    res = run(pt, "derivations", "--stepcheck-bad", "--continue-on-collection-errors")
     res.assert_outcomes(passed=3, errors=1)
 
 
@@ -261,8 +261,17 @@ def pytest_unconfigure(config):
 def test_xdist(pt):
     put(pt, "derivations/var_dot.step", src=DERIV / "var_dot.step")
     put(pt, "derivations/bad/wrong_step.step", src=DERIV / "bad/wrong_step.step")
-    res = pt.runpytest_subprocess(*PLUGIN, "-p", "xdist", "-p", "no:cacheprovider", "-n", "2", "derivations")
+    res = pt.runpytest_subprocess(*PLUGIN, "-p", "xdist", "-p", "no:cacheprovider", "-n", "2", "derivations",
+                                  "--stepcheck-bad")
     res.assert_outcomes(passed=3, failed=1)
     out = res.stdout.str()
     assert "--> derivations/bad/wrong_step.step:12:43" in out
     assert "counterexample: d_k = 2" in out
+
+
+def test_files_meant_to_fail_are_skipped_below_the_given_path(pt):
+    put(pt, "derivations/var_dot.step", src=DERIV / "var_dot.step")
+    put(pt, "derivations/bad/wrong_step.step", src=DERIV / "bad/wrong_step.step")
+    run(pt, "derivations").assert_outcomes(passed=3)  # `pytest derivations/` passes as shipped
+    run(pt, "derivations/bad").assert_outcomes(failed=1)  # the bad/ directory named: collected
+    run(pt, "derivations/bad/wrong_step.step").assert_outcomes(failed=1)

@@ -47,6 +47,9 @@ def pytest_addoption(parser):
                     help="stepcheck: explain more in failures (details of each assumption used)")
     group.addoption("--stepcheck-timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
                     help="stepcheck: time limit for checking one link (default 5)")
+    group.addoption("--stepcheck-bad", action="store_true", default=False,
+                    help="stepcheck: also collect files under a bad/ subdirectory (files meant to fail; "
+                         "skipped by default, as `verify DIR` skips them)")
     parser.addini(INI_FILES, type="args", default=["*.step"],
                   help="stepcheck: glob patterns of the derivation files to collect (default: *.step)")
 
@@ -62,9 +65,25 @@ def _matches(file_path: Path, patterns) -> bool:
 
 
 def pytest_collect_file(parent, file_path):
-    if _matches(file_path, parent.config.getini(INI_FILES)):
+    if _matches(file_path, parent.config.getini(INI_FILES)) and not _meant_to_fail(parent.config, file_path):
         return StepFile.from_parent(parent, path=file_path)
     return None
+
+
+def _meant_to_fail(config, file_path: Path) -> bool:
+    """A file under a ``bad/`` directory below the path pytest was asked to collect: skipped unless
+    ``--stepcheck-bad`` is given, or the bad/ directory (or the file) itself is named."""
+    if config.getoption("stepcheck_bad"):
+        return False
+    path = Path(file_path).resolve()
+    for arg in config.args:
+        root = Path(str(arg).split("::")[0]).resolve()
+        try:
+            rel = path.relative_to(root)
+        except ValueError:
+            continue
+        return "bad" in rel.parts[:-1]
+    return False
 
 
 def _display_path(path: Path) -> str:
