@@ -538,3 +538,24 @@ def test_an_infimum_at_an_infinite_end_is_not_a_minimum():
     assert extremum(x * sp.exp(-x), x, sp.Integer(0), sp.oo, "max") == sp.exp(-1)
     with pytest.raises(KernelLimit):
         extremum(sp.Integer(3) + 0 * x, x, sp.Integer(0), sp.Integer(1), "argmax")  # attained everywhere
+
+
+def test_groebner_stops_at_the_links_deadline():
+    """sympy's Buchberger cannot be interrupted: the kernel runs it under the link's deadline (a timer)."""
+    import sympy
+
+    from stepcheck.kernel import reduce as R
+    from stepcheck.terms.facts import Deadline, KernelLimit
+
+    x, y = sympy.symbols("x y")
+    polys, gens = [x**2 - y, x * y - 1], (x, y)
+    order = R._monomial_order(gens)
+    assert R._groebner(polys, gens, order).exprs  # no deadline in force: computed
+    with R.bounded_by(Deadline(0.0)):  # a spent budget: refused, never silently unbounded
+        with pytest.raises(KernelLimit):
+            R._groebner(polys, gens, order)
+    with R.bounded_by(Deadline(30.0)):  # a budget left: computed, and the timer is cleared after
+        assert R._groebner(polys, gens, order).exprs
+    import signal
+
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
