@@ -530,3 +530,17 @@ def test_a_by_at_the_end_of_a_line_of_links_is_flagged():
     assert not [d for d in check_text(split, "t.step").diagnostics if d.code == "W-one-line-by"]
     every = "random X, Y\nassume m: E[X] = 0, E[Y] = 0\nstep s: E[X + Y] = E[X] + E[Y] by m = 0 by m\n"
     assert not [d for d in check_text(every, "t.step").diagnostics if d.code == "W-one-line-by"]
+
+
+def test_a_family_over_another_range_than_its_index_is_flagged():
+    from stepcheck.checker import check_text
+
+    def warned(text):
+        return [d for d in check_text(text, "t.step").diagnostics if d.code == "W-family-index"]
+
+    head = "let d_k: positive integer\nlet i: index 1..d_k\n"
+    hit = warned(head + "random u_i for i in 1..64\n")
+    assert len(hit) == 1 and "1..d_k, not 1..64" in hit[0].title
+    assert not warned(head + "random u_i for i in 1..d_k\n")  # the same range
+    assert not warned("let n: positive integer\nrandom q_i for i in 1..n\nrandom k_i for i in 1..n\n")  # implicit
+    assert warned("let n, m: positive integer\nreal s_i for i in 1..n\nreal t_i for i in 1..m\n")

@@ -272,6 +272,10 @@ class Checker:
         elif scope.kinds.get(var) != "index":
             raise error(f"`{var}` is not an index", fr.var.span, help=f"declare it with `let {var}: index {lo}..{hi}`",
                         code="E-index")
+        elif (rng := scope.index_ranges.get(scope.symbols[var])) != (lo, hi):  # `for i in 1..64`, i over 1..d_k
+            self.rep.diagnostics.append(Diagnostic("warning", f"`{var}` ranges over {rng[0]}..{rng[1]}, not {lo}..{hi}",
+                                                   fr.var.span, "another range", code="W-family-index", help=f"give "
+                                                   f"the family an index of its own: `for r in {lo}..{hi}`"))
         for nm in names:
             n = nm.name
             if not n.endswith("_" + var):

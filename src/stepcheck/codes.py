@@ -215,6 +215,14 @@ _TABLE = (
         example="let n: positive integer\nrandom q_j for i in 1..n\n",
     ),
     Code(
+        "W-family-index", "warning", "names", "a family declared with an index of another range",
+        "`random u_i for i in 1..64` where `i` is already an index over another range (`let i: index "
+        "1..d_k`): the family is declared over 1..64, but `u_i` with that `i` means i in 1..d_k, so facts "
+        "such as `E[u_i] = 0` speak of members 1..d_k only, and steps about sums over 1..64 stay unknown.",
+        "Give the family an index of its own: `random u_r for r in 1..64`.",
+        example="let d_k: positive integer\nlet i: index 1..d_k\nrandom u_i for i in 1..64\n",
+    ),
+    Code(
         "E-range", "error", "names", "an index is outside the range of its family",
         "A family member is used with a number outside the declared range (`q_5` when `q` is declared for "
         "`1..4`), or with an index that ranges beyond it (`i` over `1..n+1` for a family over `1..n`), or an "

@@ -464,7 +464,8 @@ def _file_table(reports: list[FileReport], p: _Painter, quiet: bool) -> str:
             what = (f"{_plural(c['steps'], 'step')} ({_plural(c['links'], 'link')}): {c[HOLDS]} holds, "
                     f"{c[FAILS]} fails, {c[UNKNOWN]} unknown"
                     + (f", {c[SIMULATED]} simulated" if c.get(SIMULATED) else "")
-                    + (f", {_plural(c['errors'], 'error')}" if c["errors"] else ""))
+                    + (f", {_plural(c['errors'], 'error')}" if c["errors"] else "")
+                    + (f", {_plural(c['warnings'], 'warning')}" if c["warnings"] else ""))
         lines.append(f"  {p.mark(HOLDS if st == HOLDS else FAILS if st in (FAILS, 'error') else UNKNOWN)} "
                      f"{_pad(r.path, width)}  {what}")
     return "\n".join(lines)
