@@ -544,3 +544,31 @@ def test_a_family_over_another_range_than_its_index_is_flagged():
     assert not warned(head + "random u_i for i in 1..d_k\n")  # the same range
     assert not warned("let n: positive integer\nrandom q_i for i in 1..n\nrandom k_i for i in 1..n\n")  # implicit
     assert warned("let n, m: positive integer\nreal s_i for i in 1..n\nreal t_i for i in 1..m\n")
+
+
+INEQ = ("let ε: nonnegative real\nlet a, b, c: real\nlet n: positive integer\nlet i: index 1..n\n"
+        "real w_i for i in 1..n\nassume le: b <= ε\nassume lt: a < c\nassume pos: w_i >= 0\n")
+
+
+@pytest.mark.parametrize("step, want", [
+    ("b <= ε by le", "holds"),            # the assumption itself
+    ("b - 1 <= ε by le", "holds"),        # the assumption plus a proved sign
+    ("b < ε + 1 by le", "holds"),         # strict from the slack
+    ("a <= c by lt", "holds"),
+    ("a + 1 < c + 2 by lt", "holds"),
+    ("w_i >= 0 by pos", "holds"),         # an instance of a quantified fact
+    ("w_i + b^2 >= 0 by pos", "holds"),
+    ("b < ε by le", "fails"),             # strictness not given
+    ("b + 1 <= ε by le", "fails"),
+    ("c < a by lt", "fails"),
+    ("a < c - 1 by lt", "fails"),
+    ("w_i > 0 by pos", "not holds"),      # false (w_i = 0); no witness is searched among family values here
+])
+def test_inequality_facts_are_used_as_slack(step, want):
+    from stepcheck.checker import check_text
+
+    st = check_text(INEQ + f"step s: {step}\n", "t.step").steps[0]
+    if want == "not holds":
+        assert st.status != "holds", step
+    else:
+        assert st.status == want, (step, [lk.message for lk in st.links])

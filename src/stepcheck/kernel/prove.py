@@ -166,7 +166,10 @@ class LinkProver:
                 # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
                 g = -d if rel in ("<", "<=") else d
                 ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
-                ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=refined_domain(ineqs))
+                domain = refined_domain(ineqs)
+                ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=domain)
+                if not ok:
+                    ok, signs = self._by_inequality_fact(nz, g, rel in ("<", ">"), ineqs, eqs, sub, domain)
                 if ok:
                     trace.rules.add("inequality")
                     trace.signs |= signs
@@ -177,6 +180,27 @@ class LinkProver:
                 residual = d
                 return Attempt(holds, residual, trace, reps)
         return Attempt(holds, residual, trace)
+
+    def _by_inequality_fact(self, nz, g, strict: bool, ineqs, eqs, sub, domain) -> tuple[bool, set]:
+        """``g >= 0`` (``> 0``) as ``g = d + h``: ``d >= 0`` an assumed inequality (``b <= ε`` gives
+        ``ε - b``), read at the link's own symbols (an instance of a quantified fact), and ``h >= 0``
+        proved by signs; strict when either part is."""
+        for f in ineqs:
+            if f.rel not in ("<", "<=", ">", ">=") or f.distinct:
+                continue
+            fl, fr = (_as_expr(x).xreplace(sub) if sub else _as_expr(x) for x in (f.lhs, f.rhs))
+            d = self.normal_difference(nz, fl, fr, eqs)
+            d = -d if f.rel in ("<", "<=") else d
+            h = _expand(g - d)
+            fstrict = f.rel in ("<", ">")
+            if h == 0:
+                if fstrict or not strict:
+                    return True, set()
+                continue
+            ok, signs = sign_proof(h, strict=strict and not fstrict, domain=domain)
+            if ok:
+                return True, signs
+        return False, set()
 
     def normal_difference(self, nz: Normalizer, lhs, rhs, eqs) -> sympy.Expr:
         if eqs:
