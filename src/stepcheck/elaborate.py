@@ -488,7 +488,7 @@ class Elaborator:
             n = self.expr(node.args[0])
             if not (n.is_integer and n.is_positive):
                 raise error("`ones(n)` needs a positive whole number", node.args[0].span, code="E-index")
-            return M.column(n, lambda i: Integer(1), "matrix")
+            return M.column(n, lambda i: Integer(1))
         v = self.mexpr(node.args[0])
         if not isinstance(v, M.Mat):
             raise error("`diag` takes a vector", node.args[0].span, "a number", code="E-shape")
@@ -539,9 +539,7 @@ class Elaborator:
         return num / den
 
     def indexed_call(self, node: S.Subscript):
-        call = node.base
-        if call.func != "softmax":
-            raise error(f"`{call.func}(...)` cannot be indexed", node.span, code="E-index")
+        call = node.base  # a softmax call (other calls are indexed as matrices: diff(p, s)_{i, j})
         if len(node.indices) != 1:
             raise error("`softmax(...)` takes one index", node.span, code="E-arity")
         ix = node.indices[0]

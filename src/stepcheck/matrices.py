@@ -41,7 +41,6 @@ class Mat:
     rows: sympy.Expr
     cols: sympy.Expr
     entry: Callable
-    origin: str = "matrix"  # "vector" for a family read as a column, for messages
 
     @property
     def shape_text(self) -> str:
@@ -54,7 +53,7 @@ class Mat:
         return Mat(self.cols, self.rows, lambda i, j: self.entry(j, i))
 
     def scaled(self, c) -> "Mat":
-        return Mat(self.rows, self.cols, lambda i, j: c * self.entry(i, j), self.origin)
+        return Mat(self.rows, self.cols, lambda i, j: c * self.entry(i, j))
 
     def is_column(self) -> bool:
         return self.cols == 1
@@ -70,9 +69,9 @@ def same(a, b) -> bool:
     return sympy.expand(a - b) == 0
 
 
-def column(n, entry: Callable, origin: str = "vector") -> Mat:
+def column(n, entry: Callable) -> Mat:
     """A column vector of length n from ``entry(i)``."""
-    return Mat(n, Integer(1), lambda i, j: entry(i), origin)
+    return Mat(n, Integer(1), lambda i, j: entry(i))
 
 
 def matrix_symbol(decl: MatrixDecl) -> Mat:
@@ -136,7 +135,7 @@ def jacobian(f, x: Mat, span: Span):
             raise error("the Jacobian of a matrix is not supported", span, f"this is {f.shape_text}",
                         code="E-unsupported")
         return Mat(f.rows, x.rows, lambda i, j: sympy.Derivative(f.entry(i, 1), x.entry(j, 1)))
-    return column(x.rows, lambda i: sympy.Derivative(f, x.entry(i, 1)), "matrix")
+    return column(x.rows, lambda i: sympy.Derivative(f, x.entry(i, 1)))
 
 
 def entry(m: Mat, idx: list, span: Span, idx_spans: list):
