@@ -572,3 +572,61 @@ def test_inequality_facts_are_used_as_slack(step, want):
         assert st.status != "holds", step
     else:
         assert st.status == want, (step, [lk.message for lk in st.links])
+
+
+# ---------------------------------------------------------------- notation bloggers write (issue 16)
+def test_superscripts_are_powers():
+    rep = one("random X\nlet σ: positive real\nassume v: Var(X) = σ²\nstep a: Var(2 X) = 4 σ² by v\n"
+              "step b: Var(2 X) = 4 σ³ by v\n")
+    assert link(rep, "a").status == "holds"
+    assert link(rep, "b").status == "fails"  # 4σ² is not 4σ³ (σ = 2)
+
+
+def test_negative_superscript_needs_nonzero():
+    rep = one("let x: real\nstep a: x⁻¹ x = 1\n")
+    lr = link(rep, "a")
+    assert lr.status == "holds" and "E-undefined" not in codes(rep)
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("∂²f/∂x∂y = 6 x y^2", "holds"),
+    ("∂²f/∂y∂x = 6 x y^2", "holds"),
+    ("∂²f/∂x² = 2 y^3", "holds"),
+    ("∂³f/∂x∂y² = 12 x y", "holds"),
+    ("∂²/∂y² f = 6 x^2 y", "holds"),
+    ("∂²f/∂x∂y = 6 x y", "fails"),
+    ("∂²f/∂x² = 2 x y^3", "fails"),
+])
+def test_higher_partials(claim, status):
+    rep = one(f"let x, y: real\ndefine f = x^2 y^3\nstep a: {claim}\n")
+    assert link(rep, "a").status == status
+
+
+def test_false_partial_after_a_true_one_still_fails():
+    """A true step with derivatives in scope must not hide the counterexample of a later false one."""
+    rep = one("let x, y: real\ndefine f = x^2 y^3\nstep a: ∂²f/∂x∂y = 6 x y^2\nstep h: ∂²f/∂x∂y = 6 x y\n")
+    assert link(rep, "a").status == "holds"
+    assert link(rep, "h").status == "fails"
+
+
+def test_softmax_of_a_vector_expression():
+    lhs = "softmax([20, 1, -3, 0] / 8)_1"
+    rep = one(f"step a: {lhs} = exp(20/8) / (exp(20/8) + exp(1/8) + exp(-3/8) + 1)\n"
+              f"step b: {lhs} = exp(20) / (exp(20) + exp(1) + exp(-3) + 1)\n"
+              "step c: softmax(2 * [1, 2])_2 = softmax([2, 4])_2\n"
+              "step d: softmax([1, 2] + [1, 1])_2 = softmax([2, 3])_2\n")
+    assert [link(rep, s).status for s in "abcd"] == ["holds", "fails", "holds", "holds"]
+
+
+@pytest.mark.parametrize("claim, code", [
+    ("softmax([1, 2] + [3, 4, 5])_1 = 1", "E-shape"),
+    ("[1, 2] + [3, 4, 5] = [4, 6]", "E-shape"),
+    ("[1, 2] * [3, 4] = [3, 8]", "E-shape"),
+    ("softmax([1, 2] / 2)_3 = 1", "E-range"),
+    ("softmax([1, 2] / 2)_i = 1", "E-index"),
+    ("[1, 2] / 0 = [1, 2]", "E-undefined"),
+])
+def test_vector_expressions_that_are_errors(claim, code):
+    rep = check_text(f"let n: positive integer\nlet i: index 1..n\nstep a: {claim}\n")
+    assert code in codes(rep)
+    assert link(rep, "a").status == "unknown"

@@ -745,6 +745,33 @@ def test_derivative_notation():
     assert e.func_span.col == 9
 
 
+def test_superscript_powers():
+    assert ex("σ²") == "(^ σ 2)"
+    assert ex("x⁻¹") == "(^ x (neg 1))"
+    assert ex("10¹²") == "(^ 10 12)"
+    assert ex("(a + b)²") == "(^ (+ a b) 2)"
+    assert ex("x² y") == "(. (^ x 2) y)"  # a superscript binds tighter than juxtaposition
+    assert ex("2 σ²") == "(. 2 (^ σ 2))"
+    assert ex("E[X²]") == "E[(^ X 2)]"
+    assert ex("σ^2") == "(^ σ 2)"  # not a superscript: nothing changes
+    # a superscript after nothing is an error with carets, not a traceback
+    d = diag("step s: ² = 4\n")
+    assert d.span.line == 1 and d.span.col == 9
+
+
+def test_higher_partial_derivatives():
+    # ∂²f/∂x∂y = ∂/∂x (∂f/∂y): the last variable below the bar is applied first
+    assert ex("∂²f/∂x∂y") == "diff(diff(f, y), x)"
+    assert ex("∂²f/∂x²") == "diff(diff(f, x), x)"
+    assert ex("∂³f/∂x²∂y") == "diff(diff(diff(f, y), x), x)"
+    assert ex("∂²/∂x∂y f") == "diff(diff(f, y), x)"
+    assert ex("∂f/∂x") == "diff(f, x)"  # first order as before
+    d = diag("step s: ∂³f/∂x∂y = 0\n")  # the orders must add up
+    assert d.code == "E-calculus" and "order 3" in d.label and d.span.col == 9
+    d = diag("step s: ∂²f/∂x⁰∂y = 0\n")
+    assert d.code == "E-calculus"
+
+
 PLANNED_PATHS = SHIPPED + TUTORIAL  # derivations/*.step, derivations/bad/*.step, docs/tutorial/*.step
 
 

@@ -375,3 +375,47 @@ def test_residuals_are_printed_in_the_language_and_clipped():
     long = "x + " * 200
     assert clip(long).endswith("`verify --json` shows all of it)") and len(clip(long)) < 400
     assert clip("x + 1") == "x + 1"
+
+
+# ---------------------------------------------------------------- expressions in the language's notation
+def test_bound_indices_take_readable_names_that_capture_nothing():
+    import sympy
+
+    from stepcheck.terms.printer import show
+
+    b1, b2 = sympy.Symbol("_b1", integer=True), sympy.Symbol("_b2", integer=True)
+    n, m = sympy.Symbol("n", integer=True, positive=True), sympy.Symbol("m")
+    x = sympy.IndexedBase("x")
+    assert show(sympy.Sum(x[b1] ** 2, (b1, 1, n))) == "sum(m=1..n, x_m^2)"
+    # `m` is free: the bound index takes another name, and the user's own comes first
+    assert show(sympy.Sum(m * x[b1], (b1, 1, n))) == "sum(t=1..n, m x_t)"
+    assert show(sympy.Sum(m * x[b1], (b1, 1, n)), prefer=["i"]) == "sum(i=1..n, m x_i)"
+    assert show(sympy.Sum(x[b1], (b1, 1, n)), prefer=["x", "n"]) == "sum(m=1..n, x_m)"  # taken: a family, a bound
+    two = sympy.Sum(x[b1] * x[b2], (b1, 1, n), (b2, 1, n))
+    assert show(two, prefer=["i", "j"]) == "sum(j=1..n, sum(i=1..n, x_i x_j))"
+    assert "b1" not in show(two) and "b2" not in show(two)
+
+
+def test_residual_uses_the_index_name_of_the_link():
+    from stepcheck.checker import check_text
+
+    rep = check_text("let n: positive integer\nlet c: real\nreal x_i for i in 1..n\n"
+                     "step s: sum(r=1..n, c x_r) = c sum(r=1..n, x_r^2)\n")
+    lr = rep.steps[0].links[0]
+    assert lr.status == "fails"
+    assert "sum(r=1..n" in lr.residual and "b1" not in lr.residual
+
+
+def test_long_notes_wrap_and_stay_whole():
+    from stepcheck.errors import WRAP, Diagnostic, wrap_lines
+
+    note = "left side − right side reduces to: " + " + ".join(f"exp(s_{k}/T)" for k in range(40))
+    text = Diagnostic("error", "does not hold", None, notes=[note], help="cite " + "x" * 150).render()
+    lines = text.splitlines()
+    assert all(len(line) <= WRAP for line in lines if "xxxx" not in line)
+    assert " ".join(t.strip() for t in lines[1:-2]).replace("= note: ", "") == note  # nothing lost
+    assert any("x" * 150 in line for line in lines)  # a word longer than the width is not broken
+    assert wrap_lines(["short"], 80) == ["short"]
+    # an error's title is never wrapped (it names files, and people search for it)
+    long_title = "cannot read /a/" + "very/" * 30 + "long.step"
+    assert Diagnostic("error", long_title, None).render().splitlines()[0] == "error: " + long_title

@@ -609,7 +609,7 @@ class Checker:
             return
         # not proved
         lr.message = j.message
-        lr.residual = _show_expr(proof.residual) if proof.residual is not None else None
+        lr.residual = _show_expr(proof.residual, lk) if proof.residual is not None else None
         lr.counterexample = j.counterexample
         lr.diagnostics += [_search_note(n) for n in j.search_notes]
         notes = []
@@ -651,7 +651,8 @@ def _refs_span(lk: S.Link) -> Span:
     return lk.span
 
 
-def _show_expr(x) -> str:
+def _show_expr(x, lk: S.Link | None = None) -> str:
+    """Kernel text; the kernel's bound indices take the index names written in ``lk`` where free."""
     from .terms.printer import show
 
-    return show(x)
+    return show(x, [n.var.name for n in S.walk(lk) if isinstance(n, S.BigOp)] if lk is not None else ())

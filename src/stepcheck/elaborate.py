@@ -305,6 +305,8 @@ class Elaborator:
             if op == "/" and not isinstance(b, M.Mat):
                 self.need(b, "!=")
             return M.binop(op, a, b, node, node.right.span)
+        if isinstance(a, sympy.MatrixBase) or isinstance(b, sympy.MatrixBase):
+            return self.literal_binop(op, a, b, node)
         if op == "+":
             return a + b
         if op == "-":
@@ -353,7 +355,7 @@ class Elaborator:
 
             fam = self.scope.families[node.args[0].name]
             return FamilyExtremum(fam.base, fam.lo, fam.hi, sympy.core.symbol.Str(f))
-        if f == "softmax" and n == 1 and not isinstance(node.args[0], S.Vector):
+        if f == "softmax" and n == 1 and not any(isinstance(x, S.Vector) for x in S.walk(node.args[0])):
             return self.softmax_vector(node)
         if f in ("diag", "ones"):
             return self.matrix_call(node)
@@ -496,21 +498,17 @@ class Elaborator:
 
     def family_of(self, node):
         """The family a vector-valued argument ranges over (softmax(s), softmax(s / T))."""
-        fams = set()
+        return {n.name for n in S.walk(node) if isinstance(n, S.Name) and n.name in self.scope.families
+                and self.lookup_bound(n.name) is None}
 
-        def walk(n):
-            if isinstance(n, S.Name) and n.name in self.scope.families and self.lookup_bound(n.name) is None:
-                fams.add(n.name)
-            for v in S.field_values(n):
-                if isinstance(v, list):
-                    for x in v:
-                        if hasattr(x, "span"):
-                            walk(x)
-                elif hasattr(v, "span") and not isinstance(v, S.Span):
-                    walk(v)
-
-        walk(node)
-        return fams
+    def literal_vector(self, node):
+        """The entries of a vector-valued argument built from a literal (`[a, b] / 8`), or None."""
+        if not any(isinstance(n, S.Vector) for n in S.walk(node)):
+            return None
+        v = self.expr(node)
+        if not isinstance(v, sympy.MatrixBase):
+            raise error("`softmax` needs a vector", node.span, "a number", code="E-softmax")
+        return list(v)
 
     def elementwise(self, node, idx):
         """Elaborate ``node`` with every bare family name read at index ``idx``."""
@@ -525,9 +523,15 @@ class Elaborator:
         if len(call.args) != 1:
             raise error("`softmax` takes one vector", call.span, code="E-arity")
         arg = call.args[0]
-        if isinstance(arg, S.Vector):
-            v = self.expr(arg)
-            return sympy.exp(v[idx_value - 1]) / sympy.Add(*[sympy.exp(x) for x in v]) if idx_value.is_Integer else None
+        v = self.literal_vector(arg)
+        if v is not None:
+            if not idx_value.is_Integer:
+                raise error("an entry of a vector literal needs a whole-number index", span,
+                            help="write `softmax([a, b, c])_2`, or declare a family for a symbolic index",
+                            code="E-index")
+            if not 1 <= int(idx_value) <= len(v):
+                raise error(f"index {idx_value} is outside 1..{len(v)}", span, code="E-range")
+            return sympy.exp(v[idx_value - 1]) / sympy.Add(*[sympy.exp(x) for x in v])
         fams = self.family_of(arg)
         if len(fams) != 1:
             raise error("`softmax` needs a vector: a list `[a, b, ...]` or an indexed family such as `s`",
@@ -544,11 +548,7 @@ class Elaborator:
             raise error("`softmax(...)` takes one index", node.span, code="E-arity")
         ix = node.indices[0]
         iv = Integer(int(ix.name)) if isinstance(ix, S.Name) and ix.name.isdigit() else self.expr(ix)
-        if isinstance(call.args[0] if call.args else None, S.Vector):
-            v = call.args[0].items
-            if not iv.is_Integer or not (1 <= int(iv) <= len(v)):
-                raise error(f"index {iv} is outside 1..{len(v)}", node.indices[0].span, code="E-range")
-        return self.softmax_entry(call, iv, node.span)
+        return self.softmax_entry(call, iv, node.indices[0].span)
 
     def e_BigOp(self, node: S.BigOp):
         lo, hi = self.expr(node.lo), self.expr(node.hi)
@@ -567,6 +567,24 @@ class Elaborator:
         if node.op == "sum":
             return sympy.Sum(body, (d, lo, hi))
         return sympy.Product(body, (d, lo, hi))
+
+    def literal_binop(self, op, a, b, node):
+        """``[a, b] + [c, d]``, ``[a, b] / 8``, ``2 [a, b]``: entrywise, with a number broadcast by * and /."""
+        av, bv = isinstance(a, sympy.MatrixBase), isinstance(b, sympy.MatrixBase)
+        if op in ("+", "-") and av and bv and a.shape == b.shape:
+            return a + b if op == "+" else a - b
+        if op == "*" and av != bv:
+            return a * b
+        if op == "/" and av and not bv:
+            if b == 0:
+                raise error("division by zero", node.right.span, "this is 0", code="E-undefined")
+            self.need(b, "!=")
+            return a / b
+        shapes = " and ".join(f"a vector of {len(x)}" if isinstance(x, sympy.MatrixBase) else "a number"
+                              for x in (a, b))
+        raise error(f"`{op}` is not defined between {shapes}", node.span, shapes, code="E-shape",
+                    help="vectors add and subtract entrywise when their lengths agree; a number multiplies "
+                         "or divides every entry")
 
     def e_Vector(self, node: S.Vector):
         items = [self.expr(x) for x in node.items]

@@ -119,7 +119,10 @@ def _display_width(s: str) -> int:
 
 def render_diagnostic(d: Diagnostic, sources: dict[str, str], color: bool = False) -> str:
     c = (lambda code, s: f"{code}{s}{_RESET}") if color else (lambda code, s: s)
-    out = [c(_COLORS.get(d.severity, ""), d.severity) + c("\x1b[1m", f": {d.title}")]
+    # a note's long title wraps; an error's stays one line (it names files; people search for it)
+    first, *more = wrap_lines([d.title], WRAP - len(d.severity) - 2) if d.severity == "note" else [d.title]
+    out = [c(_COLORS.get(d.severity, ""), d.severity) + c("\x1b[1m", f": {first}")]
+    out += [" " * (len(d.severity) + 2) + c("\x1b[1m", m.strip()) for m in more]
     if d.span is not None:
         line_no = str(d.span.line)
         pad = " " * len(line_no)
@@ -144,12 +147,42 @@ def render_diagnostic(d: Diagnostic, sources: dict[str, str], color: bool = Fals
     else:
         pre = "  "
     for n in d.notes:
-        first, *rest = n.splitlines() or [""]
+        first, *rest = wrap_lines(n.splitlines() or [""], WRAP - len(pre) - 8)
         out.append(f"{pre}{c(_BLUE, '=')} note: {first}")
         out.extend(f"{pre}        {r}" for r in rest)
     if d.help:
-        out.append(f"{pre}{c(_BLUE, '=')} help: {d.help}")
+        first, *rest = wrap_lines(d.help.splitlines() or [""], WRAP - len(pre) - 8)
+        out.append(f"{pre}{c(_BLUE, '=')} help: {first}")
+        out.extend(f"{pre}        {r}" for r in rest)
     return "\n".join(out)
+
+
+MAX_SHOWN = 300  # characters of an expression shown in a diagnostic note
+
+
+def clip(text: str, limit: int = MAX_SHOWN) -> str:
+    """``text``, or its first ``limit`` characters with a pointer to the whole (``--json`` keeps it all)."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()} … ({len(text):,} characters; `verify --json` shows all of it)"
+
+
+WRAP = 100  # columns: notes and help lines longer than this are wrapped at spaces
+
+
+def wrap_lines(lines: list[str], width: int) -> list[str]:
+    """Each line wrapped at spaces to ``width`` columns (a longer word stays whole); indentation kept."""
+    import textwrap
+
+    out = []
+    for line in lines:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        out.extend(textwrap.wrap(line, max(width, 20), subsequent_indent=indent + "  ", break_long_words=False,
+                                 break_on_hyphens=False) or [line])
+    return out
 
 
 def closest(name: str, candidates) -> str | None:

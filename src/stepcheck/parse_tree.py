@@ -21,6 +21,16 @@ from .parse_lexer import RELATIONS
 _FUNC_CANON = {"ln": "log", "√": "sqrt"}
 
 
+_SUPERSCRIPT_DIGITS = {c: i for i, c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")}
+
+
+def superscript_value(tok) -> int:
+    """The integer a SUPERSCRIPT token writes: ``²`` is 2, ``⁻¹`` is -1."""
+    text = str(tok)
+    value = int("".join(str(_SUPERSCRIPT_DIGITS[c]) for c in text.lstrip("⁻")))
+    return -value if text.startswith("⁻") else value
+
+
 def _binop(op: str, implicit: bool = False):
     def method(self, meta, ch):
         return S.BinOp(op, ch[0], ch[1], self.span(meta), implicit)
@@ -282,6 +292,44 @@ class AstBuilder(Transformer):
         x, f = ch
         return S.Call("diff", [f, x], self.span(meta), Span.point(self.file, meta.line, meta.column))
 
+    def dvars(self, meta, ch):
+        """``∂x∂y``, ``∂x²``: (variable, order) pairs, in the written order."""
+        out: list[list] = []
+        for c in ch:
+            if getattr(c, "type", None) == "SUPERSCRIPT":
+                out[-1][1] = superscript_value(c)
+                if out[-1][1] < 1:
+                    raise error("the order of a derivative is a positive whole number", self.token_span(c),
+                                code="E-calculus")
+            else:
+                out.append([c, 1])
+        return out
+
+    dvars_op = dvars
+
+    def partial_n(self, meta, ch):
+        """``∂²f/∂x∂y`` = ∂/∂x (∂f/∂y): nested ``diff`` calls, innermost for the last variable."""
+        order, f, xs = ch
+        return self._partial_n(meta, order, f, xs)
+
+    def partial_n_op(self, meta, ch):
+        order, xs, f = ch
+        return self._partial_n(meta, order, f, xs)
+
+    def _partial_n(self, meta, order, f, xs):
+        n = superscript_value(order)
+        total = sum(k for _x, k in xs)
+        if n != total:
+            raise error(f"the order ∂{order} does not match the variables below the bar", self.span(meta),
+                        f"order {n}, but {total} differentiation{'s' if total != 1 else ''}",
+                        help="the orders below the bar add up to the order on top: `∂²f/∂x∂y`, `∂²f/∂x²`",
+                        code="E-calculus")
+        point = Span.point(self.file, meta.line, meta.column)
+        for x, k in reversed(xs):
+            for _ in range(k):
+                f = S.Call("diff", [f, x], self.span(meta), point)
+        return f
+
     # -------------------------------------------------- expressions
     def name(self, meta, ch):
         return S.Name(str(ch[0]), self.token_span(ch[0]))
@@ -308,6 +356,12 @@ class AstBuilder(Transformer):
     div = _binop("/")
     pow = _binop("^")
     juxt = _binop("*", implicit=True)
+
+    def pow_sup(self, meta, ch):  # σ² is σ^2
+        base, tok = ch
+        k = superscript_value(tok)
+        num = S.Num(str(abs(k)), self.token_span(tok))
+        return S.BinOp("^", base, S.Neg(num, num.span) if k < 0 else num, self.span(meta))
 
     def transpose(self, meta, ch):  # Kᵀ is K^T
         return S.BinOp("^", ch[0], S.Name("T", self.span(meta)), self.span(meta))

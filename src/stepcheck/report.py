@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 
-from .errors import Diagnostic, _display_width
+from .errors import WRAP, Diagnostic, _display_width, clip, wrap_lines
 from .results import FAILS, HOLDS, SIMULATED, UNKNOWN, FileReport, LinkResult, StepResult, Use, _sim_ok
 
 JSON_SCHEMA = "stepcheck-report"
@@ -192,8 +192,8 @@ def _render_link(
         if link.message and not link.diagnostics and link.status != SIMULATED \
                 and not _mentioned(link.message, link.diagnostics):
             out.append(sub + link.message)
-        if link.residual and not _mentioned(link.residual, link.diagnostics):
-            out.append(sub + "residual: " + link.residual)
+        if link.residual and not _mentioned(clip(link.residual), link.diagnostics):
+            out.extend(sub + t for t in wrap_lines(["residual: " + clip(link.residual)], WRAP - len(sub)))
     if link.counterexample and not _mentioned(link.counterexample, link.diagnostics):
         first, *rest = link.counterexample.splitlines() or [""]
         out.append(sub + "counterexample: " + first)
@@ -225,7 +225,7 @@ def _render_step(step: StepResult, p: _Painter, sources: dict, *, why: bool, qui
     for link in links:
         out.extend(_render_link(link, p, sources, why=why, link_col=link_col, compact=compact))
     for label, text in step.why.items():  # verify --why
-        out.append(f"  without {label}: {text}")
+        out.extend(wrap_lines([f"  without {label}: {text}"], WIDTH))
     return out
 
 

@@ -337,6 +337,15 @@ def field_values(node) -> list:
     return [getattr(node, f) for f in node.__dataclass_fields__]
 
 
+def walk(node):
+    """``node`` and every node below it, depth first (spans and plain values are not nodes)."""
+    yield node
+    for v in field_values(node):
+        for x in (v if isinstance(v, list) else [v]):
+            if hasattr(x, "span") and not isinstance(x, Span):
+                yield from walk(x)
+
+
 # ---------------------------------------------------------------- result names
 
 

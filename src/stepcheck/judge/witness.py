@@ -112,7 +112,7 @@ class WitnessSearch:
 
     def _fact_holds_at(self, f: EqFact, sub, pattern) -> bool:
         """Does a deterministic fact hold at concrete values (every instance of its indices)?"""
-        body = (f.lhs - f.rhs).xreplace(sub)
+        body = at_values(f.lhs - f.rhs, sub)
         choices = []
         for p in f.free:
             lo, hi = self.decls.index_ranges[p]
@@ -168,7 +168,7 @@ class WitnessSearch:
                     continue
                 if isinstance(f, EqFact) and not f.free:
                     try:
-                        polys.append(_expand((f.lhs - f.rhs).xreplace(sub)))
+                        polys.append(_expand(at_values(f.lhs - f.rhs, sub)))
                     except Exception:
                         return False
         from ..kernel.reduce import basis_of
@@ -179,11 +179,18 @@ class WitnessSearch:
         return True
 
 
+def at_values(x, sub):
+    """``x`` at concrete values: derivatives are taken first (``∂(x² y)/∂y`` at x = 1 is 1, not ∂y/∂1)."""
+    if x.has(sympy.Derivative):
+        x = x.replace(lambda e: isinstance(e, sympy.Derivative), lambda e: e.doit())
+    return x.xreplace(sub)
+
+
 def _ineq_holds_at(f: IneqFact, sub) -> bool:
     """Whether an inequality fact (without free indices) holds at concrete values; unknown counts as no."""
     if f.free:
         return False
-    v = (_as_expr(f.lhs) - _as_expr(f.rhs)).xreplace(sub)
+    v = at_values(_as_expr(f.lhs) - _as_expr(f.rhs), sub)
     if not v.is_number or v.has(sympy.zoo, sympy.nan):
         return False
     s = sign(v)

@@ -23,9 +23,13 @@ extend it.  Elementary functions are described by the table in
 """
 from __future__ import annotations
 
+import sympy
+
 from sympy import Tuple
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
+
+from ..errors import MAX_SHOWN, clip  # noqa: F401 - re-exported: notes clip what they show
 
 __all__ = ["LanguagePrinter", "KernelPrinter", "show", "clip"]
 
@@ -171,16 +175,38 @@ def _long_number(e) -> str | None:
 
 _P = KernelPrinter({"order": "none"})
 
-
-def show(expr) -> str:
-    return _P.doprint(expr)
-
-
-MAX_SHOWN = 300  # characters of an expression shown in a diagnostic note
+# names for the kernel's canonical bound indices (b1, b2, ...) when the user's own are taken
+SPARE_INDEX_NAMES = ("m", "t", "r", "u", "v", "w", "l", "a", "b", "c")
+_RESERVED = {"e", "E", "P", "T", "pi", "oo", "sum", "prod", "delta"}
 
 
-def clip(text: str, limit: int = MAX_SHOWN) -> str:
-    """``text``, or its first ``limit`` characters with a pointer to the whole (``--json`` keeps it all)."""
-    if len(text) <= limit:
-        return text
-    return f"{text[:limit].rstrip()} … ({len(text):,} characters; `verify --json` shows all of it)"
+def readable(expr, prefer=()):
+    """``expr`` with the kernel's canonical bound indices renamed to names a reader knows.
+
+    The names come from ``prefer`` (the index names the user wrote in the
+    link, in order), then :data:`SPARE_INDEX_NAMES`, then ``m1``, ``m2``, ...;
+    never a name that occurs in ``expr`` otherwise (a free symbol, a family,
+    a function), so the renaming cannot capture anything.
+    """
+    from sympy import Basic, Indexed, Symbol
+
+    if not isinstance(expr, Basic):
+        return expr
+    canon = sorted((s for s in expr.atoms(Symbol) if s.name.startswith("_b")), key=lambda s: s.name)
+    if not canon:
+        return expr
+    taken = {s.name for s in expr.atoms(Symbol) if not s.name.startswith("_b")} | _RESERVED
+    taken |= {str(ix.base.label) for ix in expr.atoms(Indexed)}
+    taken |= {type(f).__name__ for f in expr.atoms(sympy.Function)}
+    pool = [n for n in dict.fromkeys([*prefer, *SPARE_INDEX_NAMES]) if n not in taken]
+    pool += [f"m{k}" for k in range(1, len(canon) + 1) if f"m{k}" not in taken]
+    sub = {}
+    for c in canon:
+        name = pool.pop(0)
+        sub[c] = sympy.Dummy(name, **{k: v for k, v in c.assumptions0.items() if v is not None})
+    return expr.xreplace(sub)
+
+
+def show(expr, prefer=()) -> str:
+    """The language's own text for a kernel expression; canonical bound indices get readable names."""
+    return _P.doprint(readable(expr, prefer))
