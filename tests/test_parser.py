@@ -765,6 +765,7 @@ def test_higher_partial_derivatives():
     assert ex("∂²f/∂x²") == "diff(diff(f, x), x)"
     assert ex("∂³f/∂x²∂y") == "diff(diff(diff(f, y), x), x)"
     assert ex("∂²/∂x∂y f") == "diff(diff(f, y), x)"
+    assert ex("∂²/∂x² (x y)") == "diff(diff((. x y), x), x)"
     assert ex("∂f/∂x") == "diff(f, x)"  # first order as before
     d = diag("step s: ∂³f/∂x∂y = 0\n")  # the orders must add up
     assert d.code == "E-calculus" and "order 3" in d.label and d.span.col == 9
