@@ -66,10 +66,10 @@ def test_issue_example():
     assert r.rules == ("def Var", "linearity")
     assert r.counterexample is None and r.residual is None and r.message is None
     assert r.diagnostics == () and r.errors == ()
-    assert r.name == "claim" and r.kind == "step" and r.file == api.CLAIM_FILE
+    assert r.name == "claim" and r.kind == "step" and r.file == os.path.relpath(__file__)
     assert r.statement == "Var(X / sqrt(d)) = Var(X) / d"
     assert r.rests_on == ()
-    assert r.line == 3
+    assert r.line == test_issue_example.__code__.co_firstlineno + 1  # the line of the check() call
 
 
 def test_uses_compare_with_labels_and_carry_kinds():
@@ -171,8 +171,8 @@ def test_given_contradiction_is_reported():
 
 
 def test_given_split_respects_quotes_and_comments():
-    assert api._split_given('derivation d "a; b"; random X # c; d\nlet n: integer') == [
-        'derivation d "a; b"', "random X", "let n: integer"]
+    assert api._split_given('derivation d "a; b"; random X # c; d\n  let n: integer') == [
+        ('derivation d "a; b"', 1, 0), ("random X", 1, 21), ("let n: integer", 2, 2)]
 
 
 def test_claim_name_avoids_given_labels():
@@ -219,7 +219,11 @@ def test_bad_given_is_a_parse_error_not_a_claim_error():
     with pytest.raises(ParseError) as ei:
         check("E[X] = E[X]", "random X; let d: bogus")
     assert not isinstance(ei.value, ClaimError)
-    assert ei.value.diagnostic.span.line == 2
+    # the position is in the `given` argument of this call: its line 1, column 18
+    span = ei.value.diagnostic.span
+    line = test_bad_given_is_a_parse_error_not_a_claim_error.__code__.co_firstlineno + 2
+    assert (span.file, span.line, span.col) == (f"{os.path.relpath(__file__)}:{line} (given)", 1, 18)
+    assert "1 | random X; let d: bogus\n  |                  ^^^^^" in ei.value.text
 
 
 def test_type_errors():
@@ -324,7 +328,8 @@ def test_assert_holds_message_is_the_diagnostic():
         assert_holds(WRONG, DOT)
     msg = str(ei.value)
     assert "error: this step does not hold" in msg
-    assert "--> <claim>:" in msg
+    here = os.path.relpath(__file__)
+    assert f"--> {here}:" in msg and "<claim>" not in msg  # the claim's place is the call's line
     assert re.search(r"\|\s+\^+ the two sides differ", msg)
     assert "reduces to: n - sqrt(n)" in msg
     assert "counterexample: n = 2" in msg
@@ -361,7 +366,7 @@ def test_markdown_and_html_of_a_failed_claim():
     assert "```text" in md and "error: this step does not hold" in md
     h = r._repr_html_()
     assert "stepcheck-fails" in h and "✗" in h
-    assert '<pre class="stepcheck-diagnostic">' in h and "&lt;claim&gt;" in h
+    assert '<pre class="stepcheck-diagnostic">' in h and "test_api.py:" in h
     assert "stepcheck-counterexample" in h
 
 
@@ -491,3 +496,82 @@ def test_docs_examples(index):
     for name, fn in list(ns.items()):
         if name.startswith("test_") and callable(fn):
             fn()
+
+
+# ------------------------------------------------------------------ positions and reprs (issue 16, item 2)
+
+
+def _line_of(text: str) -> int:
+    """The line of this file that ends with ``text`` (once)."""
+    lines = [k for k, ln in enumerate(Path(__file__).read_text(encoding="utf-8").splitlines(), 1)
+             if ln.rstrip().endswith(text)]
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+def test_claim_positions_are_the_callers_line():
+    r = check("E[2 X] = 3 E[X]", "random X")  # position-test-1
+    line, here = _line_of("# position-test-1"), os.path.relpath(__file__)
+    assert (r.file, r.line, r.links[0].line, r.links[0].col) == (here, line, line, 23)
+    text = r.text
+    assert f"--> {here}:{line}:23" in text
+    assert f'{line} |     r = check("E[2 X] = 3 E[X]", "random X")  # position-test-1' in text
+    assert "|" + " " * 23 + "^" * 8 + " the two sides differ" in text  # under `= 3 E[X]`
+
+
+def test_claim_on_several_lines_of_the_file():
+    r = check("""E[2 X]
+        = 2 E[X]
+        = 3 E[X]""", "random X")  # position-test-2
+    last = _line_of("# position-test-2")
+    assert [(lk.line, lk.col, lk.status) for lk in r.links] == [(last - 1, 9, "holds"), (last, 9, "fails")]
+    assert f"--> {os.path.relpath(__file__)}:{last}:9" in r.text
+
+
+def test_claim_not_written_at_the_call_gets_the_call_line_and_its_own_text():
+    claim = "E[2 X] = 3 E[X]"
+    r = check(claim, "random X")  # position-test-3
+    place = f"{os.path.relpath(__file__)}:{_line_of('# position-test-3')} (claim)"
+    assert r.file == place and (r.line, r.links[0].col) == (1, 8)
+    assert f"--> {place}:1:8\n" in r.text and "1 | E[2 X] = 3 E[X]\n" in r.text
+
+
+def test_given_positions_are_in_the_given_argument():
+    with pytest.raises(ParseError) as ei:
+        check("E[X] = 0", "random X\n  let d: bogus")  # position-test-4
+    place = f"{os.path.relpath(__file__)}:{_line_of('# position-test-4')} (given)"
+    assert f"--> {place}:2:10\n" in ei.value.text
+    assert "2 |   let d: bogus\n  |          ^^^^^" in ei.value.text
+    with pytest.raises(AssertionError) as ei:
+        assert_holds("E[X] = 1", CONTRA)
+    assert re.search(r"--> \S+test_api\.py:\d+ \(given\):\d+:\d+", str(ei.value))
+
+
+def test_without_a_caller_file_the_claim_and_given_are_their_own_sources():
+    ns = {"check": check}
+    code = compile("r = check('Var(2 X) = 2 Var(X)', 'random X')\n", "<stdin>", "exec")  # a REPL line
+    exec(code, ns)
+    text = ns["r"].text
+    assert "--> <claim>:1:10\n" in text and "1 | Var(2 X) = 2 Var(X)\n" in text
+    assert ns["r"].file == "<claim>" and ns["r"].line == 1
+    with pytest.raises(ParseError) as ei:
+        exec(compile("check('E[X] = 0', 'random X; let d: bogus')\n", "<stdin>", "exec"), ns)
+    assert "--> <given>:1:18\n" in ei.value.text and "1 | random X; let d: bogus" in ei.value.text
+
+
+def test_reprs_are_short_and_name_what_fails():
+    bad = check(WRONG, DOT)
+    r = repr(bad)
+    assert r.startswith("ClaimResult(step claim: Var(sum(i=1..n, q_i k_i)) = sqrt(n) — fails at ")
+    assert "✗ link 1 `= sqrt(n)`: the two sides differ; counterexample: n = 2" in r
+    assert len(r) < 240 and "\n" not in r  # pytest shows 240 characters of a repr on one line
+    good = check("E[q_i k_i] = E[q_i] E[k_i] = 0", DOT)
+    assert repr(good) == "ClaimResult(step claim: E[q_i k_i] = 0 — holds)"
+    assert repr(good.links[1]) == "Link(2 `E[q_i] E[k_i] = 0` holds)"
+    rep = verify_file(DERIV / "bad" / "cites_too_little.step")
+    rr = repr(rep)
+    assert rr.startswith("Report(") and "NOT verified" in rr and len(rr) < 400
+    assert all(f"step {s.name}:" in rr for s in rep.failures[:2])
+    assert repr(var_dot_report()).endswith(": verified: every step holds)")
+    strict = check("E[X + Y] = E[X] + E[Y] by indep", "random X, Y; assume indep: independent(X, Y)", strict=True)
+    assert "holds, with an error" in repr(strict) and "cited but not needed" in repr(strict)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 import tomllib
 from pathlib import Path
@@ -275,3 +276,150 @@ def test_files_meant_to_fail_are_skipped_below_the_given_path(pt):
     run(pt, "derivations").assert_outcomes(passed=3)  # `pytest derivations/` passes as shipped
     run(pt, "derivations/bad").assert_outcomes(failed=1)  # the bad/ directory named: collected
     run(pt, "derivations/bad/wrong_step.step").assert_outcomes(failed=1)
+
+
+# ------------------------------------------------------------------ failing asserts on API results (issue 16, item 2)
+
+API_TESTS = '''\
+from stepcheck import assert_holds, check, verify_text
+
+GIVEN = """
+let n: positive integer
+let i: index 1..n
+random q_i, k_i for i in 1..n
+assume indep: independent(q, k)
+assume mean0: E[q_i] = 0, E[k_i] = 0
+"""
+
+
+def test_ok():
+    r = check("E[q_i k_i] = E[q_i] E[k_i] + 1", GIVEN)
+    assert r.ok
+
+
+def test_inline():
+    assert check("Var(2 q_i) = 2 Var(q_i)", GIVEN).holds
+
+
+def test_report():
+    report = verify_text("random X\\nstep a: E[2 X] = 2 E[X]\\nstep b: Var(2 X) = 2 Var(X)\\n")
+    assert report.ok
+
+
+def test_uses():
+    r = check("E[q_i k_i] = E[q_i] E[k_i] = 0", GIVEN)
+    assert r.uses == {"indep"}
+
+
+def test_in_uses():
+    r = check("E[q_i k_i] = E[q_i] E[k_i] = 0", GIVEN)
+    assert "var1" in r.uses
+
+
+def test_assert_holds():
+    assert_holds("E[q_i + k_i] = E[q_i] + 1", GIVEN)
+
+
+def test_passing_result_other_failure():
+    r = check("E[q_i k_i] = 0", GIVEN)
+    assert r.ok and 1 + 1 == 3
+
+
+def test_passes():
+    assert check("E[q_i k_i] = 0", GIVEN).ok
+'''
+
+
+_API_RUN: dict = {}
+
+
+@pytest.fixture
+def api_run(pt):
+    """The output of one inner session on API_TESTS (run once, shared by the tests below)."""
+    if "res" not in _API_RUN:
+        pt.makepyfile(test_api_use=API_TESTS)
+        res = run(pt, "test_api_use.py")
+        _API_RUN["res"] = (res.parseoutcomes(), res.stdout.str())
+    return _API_RUN["res"]
+
+
+def section(out: str, test: str) -> str:
+    """The failure block of ``test`` in pytest's output."""
+    m = re.search(rf"_+ {test} _+\n(.*?)(?=\n_{{5,}} \w|\n=+ short test summary)", out, re.S)
+    assert m, f"no failure block for {test}"
+    return m.group(1)
+
+
+def test_assert_ok_shows_the_diagnostic_at_the_test_line(api_run):
+    outcomes, out = api_run
+    assert outcomes == {"failed": 7, "passed": 1}
+    block = section(out, "test_ok")
+    # the repr pytest prints for `assert r.ok` is short and names the failing link and its place
+    where = next(ln for ln in block.splitlines() if "where False = ClaimResult(" in ln)
+    assert "fails at test_api_use.py:13" in where and "✗ link 1 `= E[q_i] E[k_i] + 1`" in where
+    assert "the two sides differ" in where and "Link(" not in where and "diagnostics=" not in where
+    # then the rendered diagnostic: the test file's own line, carets under the claim in it
+    assert "- stepcheck -" in block
+    assert "--> test_api_use.py:13:27" in block
+    assert '13 |     r = check("E[q_i k_i] = E[q_i] E[k_i] + 1", GIVEN)' in block
+    assert "|" + " " * 27 + "^" * 19 + " the two sides differ\n" in block  # under `= E[q_i] E[k_i] + 1`
+    assert "<claim>" not in block and "given" not in block
+
+
+def test_inline_and_report_asserts_show_the_diagnostic(api_run):
+    out = api_run[1]
+    inline = section(out, "test_inline")
+    assert "- stepcheck -" in inline and "--> test_api_use.py:18:30" in inline and "counterexample:" in inline
+    rep = section(out, "test_report")
+    assert "where False = Report(<string>: NOT verified: 1 fails; step b:" in rep
+    assert "--> <string>:3:18" in rep and "step a" not in rep.split("- stepcheck -")[1]
+
+
+def test_uses_comparison_names_the_assumptions_that_differ(api_run):
+    out = api_run[1]
+    uses = section(out, "test_uses")
+    assert "assert {'indep', 'mean0'} == {'indep'}" in uses
+    assert "stepcheck: used but not expected: mean0 (zero mean)" in uses
+    assert "Assumption(" not in uses and "- stepcheck -" not in uses  # the claim holds: no diagnostic
+    inn = section(out, "test_in_uses")
+    assert "stepcheck: `var1` is not among the assumptions used: indep (independence" in inn
+
+
+def test_plain_comparisons_are_left_to_pytest(pt):
+    pt.makepyfile(test_plain="def test_sets():\n    assert {'a', 'b'} == {'a'}\n")
+    out = run(pt, "test_plain.py").stdout.str()
+    assert "Extra items in the left set" in out and "stepcheck" not in out
+
+
+def test_assert_holds_hides_stepcheck_frames(api_run):
+    block = section(api_run[1], "test_assert_holds")
+    assert ">       assert_holds(" in block
+    assert "--> test_api_use.py:37:32" in block and "^^^^^^^^^^^^ the two sides differ" in block
+    for internal in ("def assert_holds", "raise AssertionError", "__tracebackhide__", "res = check(",
+                     "api/__init__.py", "claim_or_result ="):
+        assert internal not in block, internal
+
+
+def test_no_diagnostic_for_a_passing_result(api_run):
+    out = api_run[1]
+    other = section(out, "test_passing_result_other_failure")
+    assert "- stepcheck -" not in other and "assert (True and (1 + 1) == 3)" in other
+    assert "test_passes" not in out.split("short test summary")[1]
+
+
+def test_docs_show_the_real_pytest_output(pt):
+    doc = (ROOT / "docs" / "testing.md").read_text(encoding="utf-8")
+    source = re.search(r"```text\n# test_maths.py\n(.*?)```", doc, re.S).group(1)
+    shown = re.search(r"`pytest -q test_maths.py` prints:\n\n```text\n(.*?)```", doc, re.S).group(1)
+    pt.makepyfile(test_maths=source)
+    out = run(pt, "-q", "test_maths.py").stdout.str()
+    start = out.rindex("\n", 0, out.index(" test_term ")) + 1
+    end = out.index("test_maths.py:23: AssertionError") + len("test_maths.py:23: AssertionError\n")
+    assert out[start:end] == shown.lstrip("\n")
+
+
+def test_terse_tracebacks_get_no_section(pt):
+    pt.makepyfile(test_terse='from stepcheck import check\n\ndef test_t():\n'
+                             '    r = check("E[2 X] = 3 E[X]", "random X")\n    assert r.ok\n')
+    assert "- stepcheck -" not in run(pt, "test_terse.py", "--tb=line").stdout.str()
+    assert "- stepcheck -" in run(pt, "test_terse.py", "--tb=short").stdout.str()

@@ -364,7 +364,7 @@ def test_progress_only_on_tty():
 
 def test_residuals_are_printed_in_the_language_and_clipped():
     from stepcheck.checker import check_text
-    from stepcheck.terms.printer import clip
+    from stepcheck.errors import clip
 
     rep = check_text("let n: positive integer\nreal s_i for i in 1..n\nlet x: real\n"
                      "step a: x^3 = x^2\nstep b: sum(i=1..n, s_i^2) = 0\n", "t.step")

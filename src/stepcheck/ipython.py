@@ -8,7 +8,10 @@ then::
     step lin: E[2 X + 1] = 2 E[X] + 1
 
 checks the cell as a ``.step`` file and displays the report (LaTeX maths,
-status marks, assumption badges).  The :class:`~stepcheck.api.Report` is
+status marks, assumption badges).  ``--why`` checks it as ``verify --why``
+does and shows, under each step, the same text the command prints: the
+details of each assumption used and, for each, a witness that it is needed
+(or why it was not shown to be).  The :class:`~stepcheck.api.Report` is
 stored in the user namespace as ``NAME`` when given, and always as
 ``_stepcheck``.  A cell that does not parse displays its diagnostic; nothing
 is raised.  IPython is imported only when the magic runs.
@@ -51,8 +54,8 @@ def run_cell(line: str, cell: str):
     from .checker import check_text
 
     opts, name = _parse_line(line)
-    rep = check_text(cell, "<cell>", strict=opts["strict"])
-    return Report._from(rep), name
+    rep = check_text(cell, "<cell>", strict=opts["strict"], why=opts["why"])
+    return Report._from(rep, why=opts["why"]), name
 
 
 def _display(obj) -> None:

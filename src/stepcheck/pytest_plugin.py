@@ -21,6 +21,11 @@ installed package use ``pytest -p stepcheck.pytest_plugin``.
   file, with the diagnostic.
 * ``--stepcheck-strict``: cited-but-unneeded facts are errors.
   ``--stepcheck-why``: the failure text explains each assumption used.
+* Ordinary tests that use the Python API: when an ``assert`` on a result
+  fails (``assert r.ok``, ``assert report.ok``, ``assert check(...).holds``),
+  a ``stepcheck`` section under the traceback shows the full diagnostic of the
+  results it names that do not pass; ``assert r.uses == {...}`` says which
+  assumptions differ (``pytest_assertrepr_compare``).
 
 Only the standard library and pytest are imported here; the checker (and
 sympy) are loaded when the first ``.step`` file is collected.
@@ -52,6 +57,10 @@ def pytest_addoption(parser):
                          "skipped by default, as `verify DIR` skips them)")
     parser.addini(INI_FILES, type="args", default=["*.step"],
                   help="stepcheck: glob patterns of the derivation files to collect (default: *.step)")
+    group.addoption("--stepcheck-markdown-glob", action="append", default=[], metavar="PAT",
+                    help="stepcheck: also collect Markdown files matching PAT that have ```step blocks")
+    parser.addini("stepcheck_markdown", type="args", default=[],
+                  help="stepcheck: glob patterns of Markdown files whose ```step blocks are collected")
 
 
 def _matches(file_path: Path, patterns) -> bool:
@@ -67,6 +76,12 @@ def _matches(file_path: Path, patterns) -> bool:
 def pytest_collect_file(parent, file_path):
     if _matches(file_path, parent.config.getini(INI_FILES)) and not _meant_to_fail(parent.config, file_path):
         return StepFile.from_parent(parent, path=file_path)
+    md_patterns = parent.config.getoption("stepcheck_markdown_glob") + parent.config.getini("stepcheck_markdown")
+    if md_patterns and not _meant_to_fail(parent.config, file_path):
+        from .markdown import pytest_file_class, wants_markdown
+
+        if wants_markdown(file_path, md_patterns, _matches):
+            return pytest_file_class(StepFile, StepItem, _display_path).from_parent(parent, path=file_path)
     return None
 
 
@@ -216,3 +231,112 @@ class StepItem(pytest.Item):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "stepcheck: a step of a .step derivation (added by the stepcheck plugin)")
+
+
+# ------------------------------------------------------------------ failing asserts on API results
+# `assert r.ok` shows only pytest's one-line repr of `r`; these hooks add the rendered diagnostic
+# (file:line:col, carets, counterexample) of the stepcheck results the failing assert names, and
+# explain `r.uses == {...}` by assumption.  They import nothing until a stepcheck result exists.
+
+
+def _api_results():
+    return sys.modules.get("stepcheck.api.results")
+
+
+def _failing_results(excinfo) -> list:
+    """The stepcheck results that do not pass, named by the failing ``assert`` statement (its frame's
+    variables), else the result whose verdict was last read as False during the test."""
+    import ast
+    import textwrap
+
+    mod = _api_results()
+    if mod is None or not len(excinfo.traceback):
+        return []
+    entry = excinfo.traceback[-1]
+    if str(entry.path).startswith(os.path.dirname(os.path.abspath(__file__)) + os.sep):
+        return []  # raised by stepcheck itself (assert_holds): its message is the diagnostic
+    kinds = (mod.ClaimResult, mod.Report)
+    try:
+        tree = ast.parse(textwrap.dedent(str(entry.statement)))
+    except (SyntaxError, ValueError):
+        tree = None
+    found, seen = [], set()
+    frame = entry.frame
+    for node in ast.walk(tree) if tree is not None else ():
+        if isinstance(node, ast.Name) and node.id not in seen:
+            seen.add(node.id)
+            val = frame.f_locals.get(node.id, frame.f_globals.get(node.id))
+            if isinstance(val, kinds) and not (val.status == "holds" and not _has_errors(val)):
+                found.append(val)
+    names_a_result = any(isinstance(frame.f_locals.get(n, frame.f_globals.get(n)), kinds) for n in seen)
+    last = mod._last_false[0]
+    if not found and not names_a_result and last is not None:
+        found.append(last)
+    return found
+
+
+def _has_errors(res) -> bool:
+    diags = res.diagnostics if not hasattr(res, "steps") else (
+        list(res.diagnostics) + [d for s in res.steps for d in s.diagnostics])
+    return res.fatal if getattr(res, "fatal", False) else any(d.severity == "error" for d in diags)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    rep = yield
+    mod = _api_results()
+    if mod is None:
+        return rep
+    if call.when == "setup":
+        mod._last_false[0] = None  # only what the test itself reads counts
+    elif call.when == "call" and rep.failed and call.excinfo is not None \
+            and call.excinfo.errisinstance(AssertionError) and hasattr(rep.longrepr, "addsection") \
+            and getattr(item.config.option, "tbstyle", "auto") not in ("line", "no"):  # terse: as asked
+        from .api import failure_message
+
+        try:
+            texts = [failure_message(r) for r in _failing_results(call.excinfo)]
+        except Exception:  # noqa: BLE001 - an explanation must never break pytest's report
+            texts = []
+        if texts:
+            rep.longrepr.addsection("stepcheck", "\n\n".join(texts))
+    return rep
+
+
+def _labels(s) -> str:
+    return "{" + ", ".join(repr(str(x)) for x in sorted(s, key=str)) + "}" if s else "set()"
+
+
+def _described(mod, items) -> str:
+    return ", ".join(x.describe() if isinstance(x, mod.Assumption) else str(x) for x in sorted(items, key=str))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_assertrepr_compare(config, op, left, right):
+    """``r.uses == {"indep"}`` (and ``!=``, ``<=``, ``>=``, ``in``, ``not in``): which assumptions differ."""
+    mod = _api_results()
+    if mod is None:
+        return None
+
+    def uses(x):
+        return isinstance(x, (set, frozenset)) and any(isinstance(a, mod.Assumption) for a in x)
+
+    if op in ("in", "not in") and isinstance(left, str) and uses(right):
+        word = "is not" if op == "in" else "is"
+        return [f"{str(left)!r} {op} {_labels(right)}",
+                f"stepcheck: `{left}` {word} among the assumptions used: {_described(mod, right)}"]
+    if op not in ("==", "!=", "<=", ">=") or not (uses(left) or uses(right)) \
+            or not all(isinstance(x, (set, frozenset)) for x in (left, right)):
+        return None
+    used, expected = (left, right) if uses(left) else (right, left)
+    out = [f"{_labels(left)} {op} {_labels(right)}"]
+    extra = [a for a in used if a not in expected]
+    missing = [e for e in expected if e not in used]
+    if extra:
+        out.append(f"stepcheck: used but not expected: {_described(mod, extra)}")
+    if missing:
+        out.append(f"stepcheck: expected but not used: {_described(mod, missing)}")
+    if not extra and not missing:
+        out.append("stepcheck: the same assumptions")
+    out.append(f"stepcheck: every assumption used: {_described(mod, used) or 'nothing'}")
+    return out

@@ -10,21 +10,28 @@
 
 Functions
 ---------
-``check(claim, given="", *, strict=False, timeout=DEFAULT_TIMEOUT) -> ClaimResult``
+``check(claim, given="", *, strict=False, timeout=DEFAULT_TIMEOUT, why=False) -> ClaimResult``
     Checks one claim (a chain ``A = B`` or ``A = B = C``, optionally ending in
     ``by label, ...``) under the declarations and assumptions in ``given``
-    (``.step`` statements separated by ``;`` or newlines).
-``verify_text(text, file="<string>", *, strict=False, timeout=DEFAULT_TIMEOUT) -> Report``
-``verify_file(path, *, strict=False, timeout=DEFAULT_TIMEOUT) -> Report``
+    (``.step`` statements separated by ``;`` or newlines).  Its positions are
+    the caller's: ``test_x.py:13:24`` on the line of the ``check()`` call when
+    the claim is written there, else ``test_x.py:13 (claim):1:8`` (line and
+    column in the claim); ``given``'s are ``test_x.py:13 (given):2:8``; without
+    a caller file (a REPL) ``<claim>`` and ``<given>`` (see :mod:`.place`).
+``verify_text(text, file="<string>", *, strict=False, timeout=DEFAULT_TIMEOUT, why=False) -> Report``
+``verify_file(path, *, strict=False, timeout=DEFAULT_TIMEOUT, why=False) -> Report``
     Check a whole ``.step`` text or file.
-``assert_holds(claim_or_result, given="", *, strict=False, timeout=DEFAULT_TIMEOUT)``
+``assert_holds(claim_or_result, given="", *, strict=False, timeout=DEFAULT_TIMEOUT, why=False)``
     Raises :class:`AssertionError` whose message is the rendered diagnostic
     when the claim (a string, a :class:`ClaimResult` or a :class:`Report`) is
-    not verified; returns the result otherwise.
+    not verified; returns the result otherwise.  Its frames (and those of the
+    other functions) are hidden from pytest's traceback (``__tracebackhide__``).
 
 ``timeout`` is the time limit per link in seconds
 (``stepcheck.options.DEFAULT_TIMEOUT``, 5 s): its proof, witness search and
-cross-check together.
+cross-check together.  ``why=True`` checks as ``verify --why`` does (is each
+assumption needed? a witness when it is); ``text`` then includes the
+explanation.
 
 Results
 -------
@@ -135,54 +142,62 @@ class ReadError(StepcheckError, OSError):
 
 
 def _raise_fatal(rep, cls=ParseError):
+    __tracebackhide__ = True
     errs = [d for d in rep.diagnostics if d.severity == "error"] or list(rep.diagnostics)
     text = render_diagnostics(errs, _sources_for(rep))
     raise cls(errs, text, Report._from(rep))
 
 
-def verify_text(text: str, file: str = "<string>", *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT) -> Report:
-    """Check ``.step`` source text; raises :class:`ParseError` when it has input errors."""
+def verify_text(text: str, file: str = "<string>", *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT,
+                why: bool = False) -> Report:
+    """Check ``.step`` source text; raises :class:`ParseError` when it has input errors.
+    ``why=True``: as ``verify --why`` (is each assumption needed? the text explains it)."""
+    __tracebackhide__ = True
     if not isinstance(text, str):
         raise TypeError(f"verify_text() needs a str, not {type(text).__name__}")
     from ..checker import check_text
 
-    rep = check_text(text, file, Options(strict=strict, timeout=timeout))
+    rep = check_text(text, file, Options(strict=strict, timeout=timeout, why=why))
     if rep.fatal:
         _raise_fatal(rep)
-    return Report._from(rep)
+    return Report._from(rep, why=why)
 
 
-def verify_file(path, *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT) -> Report:
+def verify_file(path, *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT, why: bool = False) -> Report:
     """Check a ``.step`` file; raises :class:`ReadError` when it cannot be read and
     :class:`ParseError` when it has input errors."""
+    __tracebackhide__ = True
     from ..checker import check_file
 
-    rep = check_file(os.fspath(path), Options(strict=strict, timeout=timeout))
+    rep = check_file(os.fspath(path), Options(strict=strict, timeout=timeout, why=why))
     if rep.fatal:
         first = next((d for d in rep.diagnostics if d.severity == "error"), None)
         if first is not None and (first.code or "").startswith("E-input"):
             raise ReadError(first, first.render({}))
         _raise_fatal(rep)
-    return Report._from(rep)
+    return Report._from(rep, why=why)
 
 
-def _split_given(given: str) -> list[str]:
-    """Statements of ``given``: split on newlines and on ``;`` outside quotes and comments."""
+def _split_given(given: str) -> list[tuple[str, int, int]]:
+    """Statements of ``given`` with where each starts (1-based line, 0-based column):
+    split on newlines and on ``;`` outside quotes and comments."""
     out = []
-    for line in given.splitlines():
-        cur, quote = [], False
-        for ch in line:
+    for ln, line in enumerate(given.splitlines(), 1):
+        start, quote = 0, False
+        for k, ch in enumerate(line + ";"):
             if ch == '"':
                 quote = not quote
             if ch == "#" and not quote:
+                out.append((line[start:k], ln, start))
                 break
-            if ch == ";" and not quote:
-                out.append("".join(cur))
-                cur = []
-                continue
-            cur.append(ch)
-        out.append("".join(cur))
-    return [s.strip() for s in out if s.strip()]
+            if (ch == ";" and not quote) or k == len(line):
+                out.append((line[start:k], ln, start))
+                start = k + 1
+    res = []
+    for piece, ln, col in out:
+        if piece.strip():
+            res.append((piece.strip(), ln, col + len(piece) - len(piece.lstrip())))
+    return res
 
 
 def _claim_name(given: str) -> str:
@@ -193,15 +208,18 @@ def _claim_name(given: str) -> str:
     return name
 
 
-def check(claim: str, given: str = "", *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT) -> ClaimResult:
+def check(claim: str, given: str = "", *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT,
+          why: bool = False) -> ClaimResult:
     """Check one claim under ``given`` (declarations and assumptions, separated by ``;`` or newlines).
 
     ``claim`` is a chain as written after ``step NAME:`` in a ``.step`` file,
     e.g. ``"E[X + Y] = E[X] + E[Y]"``; further links may follow on new lines
     (``"E[2 X]\\n= 2 E[X]"``).  Raises :class:`ClaimError` when the claim is
     empty, not a relation or does not parse, and :class:`ParseError` when
-    ``given`` does not.
+    ``given`` does not.  Positions point at the caller's line (see
+    :mod:`stepcheck.api.place`).  ``why=True``: as ``verify --why``.
     """
+    __tracebackhide__ = True
     if not isinstance(claim, str):
         raise TypeError(f"check() needs the claim as a str, not {type(claim).__name__}")
     if not isinstance(given, str):
@@ -211,37 +229,54 @@ def check(claim: str, given: str = "", *, strict: bool = False, timeout: float =
         d = Diagnostic("error", "the claim is empty", None, help='write a relation, e.g. check("E[X + 1] = E[X] + 1", given="random X")',
                        code="E-claim-empty")
         raise ClaimError([d], d.render({}))
-    stmts = _split_given(given)
+    from .place import Places, caller, relocate
+
+    split = _split_given(given)
+    stmts = [st for st, _, _ in split]
     name = _claim_name(given)
     first_claim_line = len(stmts) + 1
     text = "\n".join(stmts + [f"step {name}: {lines[0]}"] + ["    " + l for l in lines[1:]]) + "\n"
     from ..checker import check_text
 
-    rep = check_text(text, CLAIM_FILE, Options(strict=strict, timeout=timeout))
+    rep = check_text(text, CLAIM_FILE, Options(strict=strict, timeout=timeout, why=why))
+    in_claim = any(d.span is not None and d.span.line >= first_claim_line for d in rep.errors)
+    places = Places(caller(), lines, len(f"step {name}: "), [(ln, col) for _, ln, col in split], given)
+    relocate(rep, places)
     if rep.fatal:
-        errs = [d for d in rep.diagnostics if d.severity == "error"]
-        in_claim = any(d.span is not None and d.span.line >= first_claim_line for d in errs)
         _raise_fatal(rep, ClaimError if in_claim else ParseError)
     step = next((s for s in rep.steps if s.name == name), None)
     if step is None:  # pragma: no cover - the parser always yields the step or an error
         d = Diagnostic("error", "the claim was not checked", None, code="E-claim")
         raise ClaimError([d], d.render({}), Report._from(rep))
-    res = ClaimResult._from(rep, step)
+    res = ClaimResult._from(rep, step, why=why)
     # file-level diagnostics (e.g. contradictory assumptions in `given`) concern the claim too
     extra = tuple(d for d in rep.diagnostics if d not in res.diagnostics)
     if extra:
         object.__setattr__(res, "diagnostics", extra + res.diagnostics)
+    object.__setattr__(res, "file", places.claim_file)
     return res
 
 
-def assert_holds(claim_or_result, given: str = "", *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT):
+def failure_message(res) -> str:
+    """The text of a result that is not ok: the diagnostics, as ``verify`` shows them."""
+    if isinstance(res, Report):
+        return f"{res.path}: {res._verdict()[1]}\n\n{res.failure_text()}"
+    extra = [d for d in res.diagnostics if not _in_step(d.span, res.raw) and d not in
+             [x for lk in res.links for x in lk.diagnostics]]
+    pre = render_diagnostics(extra, _sources_for(res.report)) + "\n\n" if extra else ""
+    return pre + res.text
+
+
+def assert_holds(claim_or_result, given: str = "", *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT,
+                 why: bool = False):
     """Assert that a claim holds; the :class:`AssertionError`'s message is the diagnostic.
 
     ``claim_or_result`` is a claim string (checked with :func:`check` under
     ``given``), a :class:`ClaimResult` or a :class:`Report`.  Returns the result.
     """
+    __tracebackhide__ = True
     if isinstance(claim_or_result, str):
-        res = check(claim_or_result, given, strict=strict, timeout=timeout)
+        res = check(claim_or_result, given, strict=strict, timeout=timeout, why=why)
     elif isinstance(claim_or_result, (ClaimResult, Report)):
         if given:
             raise TypeError("assert_holds(): `given` only applies to a claim string")
@@ -251,9 +286,4 @@ def assert_holds(claim_or_result, given: str = "", *, strict: bool = False, time
                         f"{type(claim_or_result).__name__}")
     if res.ok:
         return res
-    if isinstance(res, Report):
-        raise AssertionError(f"{res.path}: {res._verdict()[1]}\n\n{res.failure_text()}")
-    extra = [d for d in res.diagnostics if not _in_step(d.span, res.raw) and d not in
-             [x for lk in res.links for x in lk.diagnostics]]
-    pre = render_diagnostics(extra, _sources_for(res.report)) + "\n\n" if extra else ""
-    raise AssertionError(pre + res.text)
+    raise AssertionError(failure_message(res))

@@ -82,7 +82,16 @@ def _tex_text(src: str) -> str:
     return r"\texttt{%s}" % esc
 
 
-def _side_latex(expr, src: str) -> str:
+def _side_latex(expr, src: str, node=None) -> str:
+    """One side of a link: as written (``node``, the parse tree; factor order kept), else the
+    elaborated ``expr``, else (it did not elaborate: an error in it) the source text."""
+    if node is not None and expr is not None:  # a side that did not elaborate stays source text
+        try:
+            from ..written import as_written
+
+            return to_latex(as_written(node))
+        except Exception:  # noqa: BLE001 - forms as_written does not cover: the elaborated form
+            pass
     if expr is not None:
         try:
             return to_latex(expr)
@@ -91,3 +100,23 @@ def _side_latex(expr, src: str) -> str:
     return _tex_text(src)
 
 
+def written_sides(rep, step) -> dict:
+    """``{link index: (lhs node, rhs node)}``: the parse trees of the sides of ``step``'s links,
+    from the program the report was checked from (empty when there is none)."""
+    prog = getattr(rep, "program", None)
+    if prog is None or step.span is None:
+        return {}
+    from .. import syntax as S
+
+    same = [st for st in prog.statements if isinstance(st, S.Step) and st.name.name == step.name]
+    if not same:
+        return {}
+    # the statement of this result: the one with its name, on its line when the name is used twice
+    st = next((x for x in same if x.span.line == step.span.line), same[0]) if len(same) > 1 else same[0]
+    if len(st.links) != len(step.links):
+        return {}
+    out, left = {}, st.first
+    for k, lk in enumerate(st.links, 1):
+        out[k] = (left, lk.rhs)
+        left = lk.rhs
+    return out

@@ -111,6 +111,7 @@ def _badge_html(a: Assumption) -> str:
 
 def _sources_for(rep) -> dict:
     sources = {rep.path: rep.text or ""}
+    sources.update(getattr(rep, "api_sources", None) or {})  # check(): the caller's file, claim and given
     for d in _all_diagnostics(rep):
         if d.span is not None and rep.text is not None:
             sources.setdefault(d.span.file, rep.text)
@@ -126,7 +127,7 @@ def _all_diagnostics(rep):
 
 
 def _in_step(span: Span | None, step) -> bool:
-    if span is None or step.span is None:
+    if span is None or step.span is None or span.file != step.span.file:
         return False
     last = max([step.span.end_line] + [lk.span.end_line for lk in step.links if lk.span is not None])
     return step.span.line <= span.line <= last
@@ -164,6 +165,48 @@ def render_diagnostics(diags, sources: dict, *, color: bool = False) -> str:
     return "\n\n".join(d.render(sources, color=color) for d in diags)
 
 
+# ------------------------------------------------------------------ short reprs
+
+_last_false: list = [None]  # the last result whose ok / holds / bool() was False (for the pytest plugin)
+
+
+def _false(obj, value: bool) -> bool:
+    if not value:
+        _last_false[0] = obj
+    return value
+
+
+def _short(text: str, n: int) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _why_failed(lk) -> str:
+    """``the two sides differ; counterexample: n = 2, …``: why one link does not hold, in one line."""
+    err = next((d for d in lk.diagnostics if d.severity == "error"), None)
+    parts = [err.label or err.title] if err is not None else ([lk.message] if lk.message else [])
+    if lk.counterexample:
+        parts.append("counterexample: " + lk.counterexample.splitlines()[0])
+    elif lk.residual:
+        parts.append("residual: " + lk.residual)
+    return _short("; ".join(parts) or lk.status, 90)
+
+
+def _claim_repr(res) -> str:
+    where = f" at {res.file}:{res.line}" if res.line is not None and not res.file.endswith(")") else (
+        f" at {res.file}" if res.file.endswith(")") else "")
+    head = f"{res.kind if res.kind in ('refute', 'check', 'simulate') else 'step'} {res.name}: {_short(res.statement, 60)}"
+    if res.ok:
+        return f"{head} — {res.status}"
+    bad = [lk for lk in res.links if not lk.holds]
+    if bad:
+        tail = "; ".join(f"✗ link {lk.index} `{_short(lk.rel + ' ' + lk.rhs, 30)}`: {_why_failed(lk)}" for lk in bad[:2])
+    else:
+        err = next(iter(res.errors), None)
+        tail = _short(err.title, 90) if err is not None else res.status
+    return f"{head} — {res.status if not res.holds else 'holds, with an error'}{where}: {tail}"
+
+
 # ------------------------------------------------------------------ results
 
 
@@ -190,18 +233,25 @@ class Link:
     col: int | None
     raw: object = field(repr=False, compare=False)
 
+    written: tuple = field(default=(None, None), repr=False, compare=False)  # the sides' parse trees
+
     @property
     def holds(self) -> bool:
         return self.status == HOLDS
 
+    def __repr__(self) -> str:
+        tail = "" if self.holds else ": " + _why_failed(self)
+        return f"Link({self.index} `{_short(self.lhs, 40)} {self.rel} {_short(self.rhs, 40)}` {self.status}{tail})"
+
     @property
     def latex(self) -> str:
-        """``lhs REL rhs`` in LaTeX (source text when a side did not elaborate)."""
-        return (f"{_side_latex(self.raw.lhs_expr, self.lhs)} {_REL_LATEX.get(self.rel, self.rel)} "
-                f"{_side_latex(self.raw.rhs_expr, self.rhs)}")
+        """``lhs REL rhs`` in LaTeX, as written (factor order kept); the elaborated form, or the
+        source text, when a side cannot be typeset as written."""
+        return (f"{_side_latex(self.raw.lhs_expr, self.lhs, self.written[0])} {_REL_LATEX.get(self.rel, self.rel)} "
+                f"{_side_latex(self.raw.rhs_expr, self.rhs, self.written[1])}")
 
     @classmethod
-    def _from(cls, lr) -> "Link":
+    def _from(cls, lr, written=(None, None)) -> "Link":
         detail = tuple(dict.fromkeys(_assumption_of_use(u) for u in lr.uses))
         return cls(
             index=lr.index, rel=lr.rel, lhs=lr.lhs, rhs=lr.rhs, status=lr.status,
@@ -209,7 +259,7 @@ class Link:
             cited=tuple(lr.cited), missing=tuple(lr.missing), unneeded=tuple(lr.unneeded),
             residual=lr.residual, counterexample=lr.counterexample, message=lr.message,
             diagnostics=tuple(lr.diagnostics), line=lr.span.line if lr.span else None,
-            col=lr.span.col if lr.span else None, raw=lr,
+            col=lr.span.col if lr.span else None, raw=lr, written=written,
         )
 
 
@@ -237,27 +287,35 @@ class ClaimResult:
     file: str
     raw: object = field(repr=False, compare=False)
     report: object = field(repr=False, compare=False)  # the FileReport it comes from
+    why: bool = field(default=False, repr=False, compare=False)  # checked as `verify --why`: `text` explains
 
     @classmethod
-    def _from(cls, rep, step) -> "ClaimResult":
-        links = tuple(Link._from(lr) for lr in step.links)
+    def _from(cls, rep, step, why: bool = False) -> "ClaimResult":
+        from .latex import written_sides
+
+        sides = written_sides(rep, step)
+        links = tuple(Link._from(lr, sides.get(lr.index, (None, None))) for lr in step.links)
         diags = tuple(step_diagnostics(rep, step)) + tuple(d for lk in links for d in lk.diagnostics)
         return cls(
             name=step.name, kind=step.kind, statement=step.statement, status=step.status, links=links,
             diagnostics=diags, rests_on=tuple(step.rests_on), line=step.span.line if step.span else None,
-            file=rep.path, raw=step, report=rep,
+            file=step.span.file if step.span else rep.path, raw=step, report=rep, why=why,
         )
+
+    def __repr__(self) -> str:
+        """Short, and naming the failing links: pytest shows it for a failing ``assert r.ok``."""
+        return f"ClaimResult({_claim_repr(self)})"
 
     # ---- verdicts
     @property
     def holds(self) -> bool:
         """The mathematical verdict: every link holds."""
-        return self.status == HOLDS
+        return _false(self, self.status == HOLDS)
 
     @property
     def ok(self) -> bool:
         """Passes the check: holds and carries no error (strict mode makes unneeded citations errors)."""
-        return self.holds and not self.errors
+        return _false(self, self.status == HOLDS and not self.errors)
 
     @property
     def errors(self) -> tuple[Diagnostic, ...]:
@@ -301,17 +359,18 @@ class ClaimResult:
 
     @property
     def text(self) -> str:
-        return self.explain()
+        """The terminal text (with the ``--why`` explanation when checked with ``why=True``)."""
+        return self.explain(why=self.why)
 
     @property
     def latex(self) -> str:
-        """The statement ``first REL last`` in LaTeX."""
+        """The statement ``first REL last`` in LaTeX, as written."""
         if not self.links:
             return _tex_text(self.statement)
         first, last = self.links[0], self.links[-1]
         rel = self.raw.rel
-        return (f"{_side_latex(first.raw.lhs_expr, first.lhs)} {_REL_LATEX.get(rel, rel)} "
-                f"{_side_latex(last.raw.rhs_expr, last.rhs)}")
+        return (f"{_side_latex(first.raw.lhs_expr, first.lhs, first.written[0])} {_REL_LATEX.get(rel, rel)} "
+                f"{_side_latex(last.raw.rhs_expr, last.rhs, last.written[1])}")
 
     # ---- notebook display
     def _uses_md(self, lk: Link) -> str:
@@ -339,7 +398,7 @@ class ClaimResult:
             out += ["", "**counterexample:**", "```text", cx, "```"]
         elif cx:
             out += ["", f"**counterexample:** `{cx}`"]
-        if not self.ok:
+        if not self.ok or self.why:
             out += ["", "```text", self.text, "```"]
         return "\n".join(out) + "\n"
 
@@ -366,8 +425,9 @@ class ClaimResult:
         if self.counterexample:
             out.append(f'<div class="stepcheck-counterexample">counterexample: '
                        f'<code style="white-space:pre-wrap">{html.escape(self.counterexample)}</code></div>')
-        if not self.ok:
-            out.append(f'<pre class="stepcheck-diagnostic">{html.escape(self.text)}</pre>')
+        if not self.ok or self.why:
+            cls = "stepcheck-diagnostic" if not self.ok else "stepcheck-why"
+            out.append(f'<pre class="{cls}">{html.escape(self.text)}</pre>')
         out.append("</div>")
         return "\n".join(out)
 
@@ -394,21 +454,33 @@ class Report:
     fatal: bool
     seconds: float
     raw: object = field(repr=False, compare=False)
+    why: bool = field(default=False, repr=False, compare=False)  # checked as `verify --why`: `text` explains
 
     @classmethod
-    def _from(cls, rep) -> "Report":
+    def _from(cls, rep, why: bool = False) -> "Report":
         return cls(
             path=rep.path, name=rep.name, title=rep.title, source=rep.source,
             assumptions=tuple(Assumption(a.label, a.kind, facts=a.facts) for a in rep.assumptions),
-            steps=tuple(ClaimResult._from(rep, s) for s in rep.steps),
-            diagnostics=tuple(rep.diagnostics), fatal=rep.fatal, seconds=rep.seconds, raw=rep,
+            steps=tuple(ClaimResult._from(rep, s, why=why) for s in rep.steps),
+            diagnostics=tuple(rep.diagnostics), fatal=rep.fatal, seconds=rep.seconds, raw=rep, why=why,
         )
+
+    def __repr__(self) -> str:
+        """Short, and naming the failing steps: pytest shows it for a failing ``assert report.ok``."""
+        head = f"{self.path}: {self._verdict()[1]}"
+        bad = list(self.failures)
+        if self.fatal or not bad:
+            err = next((d for d in self.diagnostics if d.severity == "error"), None)
+            if err is not None:
+                head += f"; {_short(err.title, 60)}" + (f" at {err.span}" if err.span else "")
+        parts = [_claim_repr(s) for s in bad[:2]] + ([f"{len(bad) - 2} more"] if len(bad) > 2 else [])
+        return f"Report({'; '.join([head] + parts)})"
 
     @property
     def ok(self) -> bool:
         """Every step passes and the file has no error."""
-        return not self.fatal and not any(d.severity == "error" for d in self.diagnostics) and all(
-            s.ok for s in self.steps)
+        return _false(self, not self.fatal and not any(d.severity == "error" for d in self.diagnostics) and all(
+            s.status == HOLDS and not s.errors for s in self.steps))
 
     def __bool__(self) -> bool:
         return self.ok
@@ -430,7 +502,7 @@ class Report:
 
     @property
     def failures(self) -> tuple[ClaimResult, ...]:
-        return tuple(s for s in self.steps if not s.ok)
+        return tuple(s for s in self.steps if not (s.status == HOLDS and not s.errors))  # (no _false)
 
     def __getitem__(self, name: str) -> ClaimResult:
         for s in self.steps:
@@ -452,7 +524,8 @@ class Report:
 
     @property
     def text(self) -> str:
-        return self.render()
+        """The terminal report (with the ``--why`` explanation when checked with ``why=True``)."""
+        return self.render(why=self.why)
 
     def failure_text(self) -> str:
         """The file-level errors and the text of every step that does not pass."""
@@ -485,7 +558,17 @@ class Report:
             out.append(s._repr_markdown_())
         style, sentence = self._verdict()
         out.append(f"{_MARK.get(style, '?')} **{sentence}**")
+        if self._why_matrix():
+            out += ["", "```text", self._why_matrix(), "```"]
         return "\n".join(out) + "\n"
+
+    def _why_matrix(self) -> str:
+        """With ``why``: the step-by-assumption matrix of ``verify --why`` (``●!`` = needed)."""
+        if not self.why or self.fatal:
+            return ""
+        from ..report import _Painter, render_matrix
+
+        return "\n".join(render_matrix(self.raw, _Painter(False, ascii_only=False)))
 
     def _repr_html_(self) -> str:
         style, sentence = self._verdict()
@@ -504,6 +587,8 @@ class Report:
             out.append(s._repr_html_())
         out.append(f'<div class="stepcheck-verdict" style="color:{_COLOR.get(style, "#000")};font-weight:bold">'
                    f'{_MARK.get(style, "?")} {html.escape(sentence)}</div>')
+        if self._why_matrix():
+            out.append(f'<pre class="stepcheck-why">{html.escape(self._why_matrix())}</pre>')
         out.append("</div>")
         return "\n".join(out)
 

@@ -29,9 +29,8 @@ from sympy import Tuple
 from sympy.printing.precedence import PRECEDENCE
 from sympy.printing.str import StrPrinter
 
-from ..errors import MAX_SHOWN, clip  # noqa: F401 - re-exported: notes clip what they show
 
-__all__ = ["LanguagePrinter", "KernelPrinter", "show", "clip"]
+__all__ = ["LanguagePrinter", "KernelPrinter", "show", "readable"]
 
 
 class LanguagePrinter:
