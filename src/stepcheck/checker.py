@@ -31,7 +31,7 @@ from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResu
 from .state import FileState
 from .terms.facts import Deadline, Decls, EqFact, IneqFact, Limits
 from .terms.objects import SD, Cov, E, Var
-from .terms.printer import clip
+from .errors import clip
 
 MAX_STEPS = 2000
 REL_TEXT = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "!=": "≠", "≈": "≈"}
@@ -40,7 +40,7 @@ REL_TEXT = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "!=": "≠",
 def check_file(path: str, options: Options | None = None, *, strict: bool | None = None,
                timeout: float | None = None, why: bool | None = None, cross_check: bool | None = None) -> FileReport:
     """Check a ``.step`` file under ``options`` (keyword arguments override single fields)."""
-    from .parser import read_source
+    from .markdown import read_any as read_source  # a Markdown file: its ```step blocks (markdown.py)
 
     try:
         text = read_source(path)

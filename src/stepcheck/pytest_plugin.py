@@ -78,10 +78,10 @@ def pytest_collect_file(parent, file_path):
         return StepFile.from_parent(parent, path=file_path)
     md_patterns = parent.config.getoption("stepcheck_markdown_glob") + parent.config.getini("stepcheck_markdown")
     if md_patterns and not _meant_to_fail(parent.config, file_path):
-        from .markdown import pytest_file_class, wants_markdown
+        from .markdown import wants_markdown
 
         if wants_markdown(file_path, md_patterns, _matches):
-            return pytest_file_class(StepFile, StepItem, _display_path).from_parent(parent, path=file_path)
+            return StepFile.from_parent(parent, path=file_path)
     return None
 
 
@@ -148,6 +148,10 @@ class StepFile(pytest.File):
             text = self.path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             text = None
+        from .markdown import extract, is_markdown  # cheap: markdown-it is imported only for a .md file
+
+        if text is not None and is_markdown(self.path):
+            text = extract(text)  # the ```step blocks, at the Markdown file's own lines
         planned = []
         if text is not None and len(text.encode("utf-8", errors="replace")) <= MAX_FILE_BYTES:
             try:
