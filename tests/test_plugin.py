@@ -270,6 +270,42 @@ def test_xdist(pt):
     assert "counterexample: d_k = 2" in out
 
 
+@pytest.mark.skipif(importlib.util.find_spec("xdist") is None, reason="pytest-xdist not installed")
+@pytest.mark.parametrize("ini, together", [("", True), ("[pytest]\nstepcheck_xdist_group = false\n", False)])
+def test_xdist_keeps_a_files_steps_on_one_worker(pt, ini, together):
+    """Each file is checked once in all under `-n 2` (its items form one xdist group), unless turned off."""
+    for k in range(2):
+        put(pt, f"derivations/f{k}.step", "random X\n" + "".join(f"step s{j}: E[{j} X] = {j} E[X]\n"
+                                                                 for j in range(1, 9)))
+    pt.makepyfile(test_plain="import pytest\n@pytest.mark.parametrize('k', range(6))\ndef test_p(k): pass\n")
+    if ini:
+        pt.makeini(ini)
+    pt.makeconftest(
+        """
+import os, stepcheck.checker as C
+_orig = C.check_file
+def counting(path, *a, **kw):
+    with open(os.path.join(os.path.dirname(__file__), "calls.txt"), "a") as f:
+        f.write(os.path.basename(path) + "\\n")
+    return _orig(path, *a, **kw)
+C.check_file = counting
+"""
+    )
+    res = pt.runpytest_subprocess(*PLUGIN, "-p", "xdist", "-p", "no:cacheprovider", "-n", "2", "-v", ".")
+    res.assert_outcomes(passed=22)
+    calls = sorted((pt.path / "calls.txt").read_text().split())
+    if together:
+        assert calls == ["f0.step", "f1.step"]
+    else:  # items spread over both workers: a file is checked by each worker that runs one of its steps
+        assert len(calls) >= 2
+    workers = {}
+    for line in res.stdout.lines:
+        if "PASSED" in line and ".step::" in line:
+            gw = line.split("]")[0].strip("[")
+            workers.setdefault(line.split("::")[0].split()[-1], set()).add(gw)
+    assert workers and (all(len(w) == 1 for w in workers.values()) or not together)
+
+
 def test_files_meant_to_fail_are_skipped_below_the_given_path(pt):
     put(pt, "derivations/var_dot.step", src=DERIV / "var_dot.step")
     put(pt, "derivations/bad/wrong_step.step", src=DERIV / "bad/wrong_step.step")
@@ -423,3 +459,22 @@ def test_terse_tracebacks_get_no_section(pt):
                              '    r = check("E[2 X] = 3 E[X]", "random X")\n    assert r.ok\n')
     assert "- stepcheck -" not in run(pt, "test_terse.py", "--tb=line").stdout.str()
     assert "- stepcheck -" in run(pt, "test_terse.py", "--tb=short").stdout.str()
+
+
+def test_steps_survive_plugins_that_read_funcargs(pt):
+    """pytest-lsp 1.0 wraps every test's call and returns without running it when the item has no
+    `funcargs`; a step item has an empty one, as a test function without fixtures does."""
+    put(pt, "d.step", "random X\nstep lin: E[2 X] = 2 E[X]\n")
+    pt.makeconftest(
+        """
+import pytest
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    if not hasattr(item, "funcargs"):
+        return
+    for arg in item.funcargs.values():
+        pass
+    yield
+"""
+    )
+    run(pt, "d.step").assert_outcomes(passed=1)

@@ -26,7 +26,8 @@ matrix."""
 
 EPILOG = """\
 paths:
-  FILE   a .step file (any file named directly is checked)
+  FILE   a .step file (any file named directly is checked), or a Markdown
+         file (.md): its ```step blocks, with the article's own line numbers
   DIR    every *.step file under DIR, recursively, in sorted order, except
          files under a subdirectory named `bad/` (files meant to fail) and
          under hidden directories; name a bad/ directory explicitly
@@ -118,6 +119,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="explain a diagnostic code (such as E-cites-too-little) and exit; without CODE (or with `list`), "
         "list every code (docs/diagnostics.md)",
     )
+    ap.add_argument("--watch", action="store_true",
+                    help="re-check the files that change, on one redrawn screen, until Ctrl-C (a terminal only)")
     ap.add_argument("--version", action="version", version=f"%(prog)s (stepcheck) {__version__}")
     return ap
 
@@ -328,6 +331,12 @@ def _run(args) -> int:
 
     from . import report as rep
 
+    if args.watch:
+        from .options import Options
+        from .watch import run as watch
+
+        return watch(args.paths, Options().but(strict=args.strict, timeout=args.timeout, why=args.why),
+                     color=_use_color(args.color, sys.stdout))
     entries = _expand(args.paths)
     files = [e[1] for e in entries if e[0] == "file"]
     reports_by_path = {}

@@ -42,6 +42,7 @@ import pytest
 from .options import DEFAULT_TIMEOUT
 
 INI_FILES = "stepcheck_files"
+INI_GROUP = "stepcheck_xdist_group"
 
 
 def pytest_addoption(parser):
@@ -57,6 +58,9 @@ def pytest_addoption(parser):
                          "skipped by default, as `verify DIR` skips them)")
     parser.addini(INI_FILES, type="args", default=["*.step"],
                   help="stepcheck: glob patterns of the derivation files to collect (default: *.step)")
+    parser.addini(INI_GROUP, type="bool", default=True,
+                  help="stepcheck: under pytest-xdist's default `--dist load`, run the steps of one file (and "
+                       "check the file) on one worker (default: true)")
     group.addoption("--stepcheck-markdown-glob", action="append", default=[], metavar="PAT",
                     help="stepcheck: also collect Markdown files matching PAT that have ```step blocks")
     parser.addini("stepcheck_markdown", type="args", default=[],
@@ -186,6 +190,10 @@ class StepFile(pytest.File):
 class StepItem(pytest.Item):
     """One step (or check, refute, simulate, table cell) of a ``.step`` file."""
 
+    # no fixtures; but plugins that wrap every test (pytest-lsp 1.0's `pytest_runtest_call`) fail on an
+    # item without `funcargs`, so it has an empty one, as a test function without arguments does
+    funcargs: dict = {}
+
     def __init__(self, *, nth: int = 0, lines: tuple = (1, 1), kind: str = "step", **kwargs):
         super().__init__(**kwargs)
         self.nth = nth  # the same name twice: the second item reports the checker's error
@@ -235,6 +243,27 @@ class StepItem(pytest.Item):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "stepcheck: a step of a .step derivation (added by the stepcheck plugin)")
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config, log):
+    """pytest-xdist: under its default ``--dist load`` (what ``-n N`` alone means), keep the steps of one
+    derivation file on one worker, so that the file is checked once, not once by every worker that runs
+    one of its steps; every other test is scheduled one by one, as ``load`` does.  (xdist's own
+    ``loadgroup`` cannot do this under pytest 9.2, whose node ids it can no longer mark: xdist #1386.)"""
+    if config.getvalue("dist") != "load" or not config.getini(INI_GROUP):
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    patterns = list(config.getini(INI_FILES)) + list(config.getoption("stepcheck_markdown_glob")) \
+        + list(config.getini("stepcheck_markdown"))
+
+    class StepFileScheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path, sep, _ = nodeid.partition("::")
+            return path if sep and _matches(Path(path), patterns) else nodeid
+
+    return StepFileScheduling(config, log)
 
 
 # ------------------------------------------------------------------ failing asserts on API results
