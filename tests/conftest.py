@@ -14,11 +14,16 @@ pytest-xdist each worker process has its own cache.
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 import pytest
 
 pytest_plugins = ["pytester"]
+
+# `verify` keeps results in a cache directory by default: the tests check afresh (the cache's own tests
+# name a directory with --cache-dir), and never write into the user's ~/.cache
+os.environ["STEPCHECK_NO_CACHE"] = "1"
 
 # the hostile and kernel-reach corpora are read by test_hostile.py with their expected verdicts (many must not hold)
 collect_ignore = ["hostile", "corpus"]

@@ -13,6 +13,7 @@ _LAZY = {
     "check": "stepcheck.api",
     "verify_file": "stepcheck.api",
     "verify_text": "stepcheck.api",
+    "check_many": "stepcheck.api",
     "assert_holds": "stepcheck.api",
 }
 

@@ -42,7 +42,9 @@ exit codes:
 
 environment:
   NO_COLOR=1         no colour with --color auto
-  STEPCHECK_DEBUG=1  show the Python traceback of an internal error"""
+  STEPCHECK_DEBUG=1  show the Python traceback of an internal error
+  STEPCHECK_NO_CACHE=1  the same as --no-cache
+  XDG_CACHE_HOME     the result cache is $XDG_CACHE_HOME/stepcheck (see --cache-dir)"""
 
 
 def _prog() -> str:
@@ -119,6 +121,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="explain a diagnostic code (such as E-cites-too-little) and exit; without CODE (or with `list`), "
         "list every code (docs/diagnostics.md)",
     )
+    ap.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
+                    help="check N files at a time, on N processes (default 1)")
+    ap.add_argument("--cache-dir", metavar="DIR", default=None,
+                    help="where results of unchanged files are kept (default $XDG_CACHE_HOME/stepcheck, else "
+                         "~/.cache/stepcheck); a file whose text, options or stepcheck changed is checked again")
+    ap.add_argument("--no-cache", action="store_true", help="check every file afresh, and store nothing")
     ap.add_argument("--watch", action="store_true",
                     help="re-check the files that change, on one redrawn screen, until Ctrl-C (a terminal only)")
     ap.add_argument("--version", action="version", version=f"%(prog)s (stepcheck) {__version__}")
@@ -273,6 +281,21 @@ def _pdf_targets(args, files: list[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _cache_dir(args):
+    """The result cache's directory, or None: ``--no-cache``, ``STEPCHECK_NO_CACHE=1`` (unless ``--cache-dir``
+    names one), and the documents (``--pdf``, ``--typst``), which typeset from the checker's expressions
+    that the cache does not keep."""
+    if args.no_cache or any(x is not None for x in (args.pdf, args.pdf_combined, args.typst)):
+        return None
+    if args.cache_dir:
+        return args.cache_dir
+    if os.environ.get("STEPCHECK_NO_CACHE"):
+        return None
+    from .cache import default_dir
+
+    return default_dir()
+
+
 def _write_documents(args, reports, files: list[str]) -> int:
     """The ``--pdf``, ``--pdf-combined`` and ``--typst`` outputs; 0, or 2 when one could not be written."""
     if args.pdf is None and args.pdf_combined is None and args.typst is None:
@@ -345,16 +368,14 @@ def _run(args) -> int:
             reports_by_path[e[:2]] = _unreadable_report(e[1], e[2])
 
     if files:
-        from .checker import check_file  # heavy: sympy, lark
-
+        from .cache import check_files  # heavy: sympy, lark
         from .options import Options
 
         options = Options().but(strict=args.strict, timeout=args.timeout, why=args.why)
         with rep.Progress(len(files)) as prog:
-            for i, f in enumerate(files):
-                prog.update(i, f)
-                reports_by_path[("file", f)] = check_file(f, options)
+            done = check_files(files, options, directory=_cache_dir(args), jobs=args.jobs, progress=prog.update)
             prog.update(len(files))
+        reports_by_path.update({("file", f): r for f, r in done.items()})
     reports = [reports_by_path[e[:2]] for e in entries]  # in the order given
 
     out = sys.stdout
@@ -402,6 +423,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.explain is None:
             _fix_pdf_args(parser, args)
+        if args.jobs < 1:
+            parser.error(f"--jobs: the number of processes must be at least 1, not {args.jobs}")
         if args.timeout is not None and not args.timeout > 0:
             parser.error(f"--timeout: the time limit must be a positive number of seconds, not {args.timeout:g}")
     except SystemExit as e:  # --help, --version (0) and usage errors (2)

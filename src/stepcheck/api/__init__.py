@@ -21,6 +21,9 @@ Functions
 ``verify_text(text, file="<string>", *, strict=False, timeout=DEFAULT_TIMEOUT, why=False) -> Report``
 ``verify_file(path, *, strict=False, timeout=DEFAULT_TIMEOUT, why=False) -> Report``
     Check a whole ``.step`` text or file.
+``check_many(paths, *, executor=None, strict=False, timeout=DEFAULT_TIMEOUT, why=False) -> list``
+    Check many files, on any ``concurrent.futures`` executor (process pools, Ray, Dask);
+    one :class:`Report` (or the error :func:`verify_file` would raise) per path, in order.
 ``assert_holds(claim_or_result, given="", *, strict=False, timeout=DEFAULT_TIMEOUT, why=False)``
     Raises :class:`AssertionError` whose message is the rendered diagnostic
     when the claim (a string, a :class:`ClaimResult` or a :class:`Report`) is
@@ -83,6 +86,7 @@ __all__ = [
     "check",
     "verify_text",
     "verify_file",
+    "check_many",
     "assert_holds",
     "ClaimResult",
     "Link",
@@ -176,6 +180,27 @@ def verify_file(path, *, strict: bool = False, timeout: float = DEFAULT_TIMEOUT,
             raise ReadError(first, first.render({}))
         _raise_fatal(rep)
     return Report._from(rep, why=why)
+
+
+def _verify_or_error(path, strict, timeout, why):
+    """verify_file for check_many: an unreadable or unparsable file gives its exception, not a raise."""
+    try:
+        return verify_file(path, strict=strict, timeout=timeout, why=why)
+    except StepcheckError as e:
+        return e
+
+
+def check_many(paths, *, executor=None, strict: bool = False, timeout: float = DEFAULT_TIMEOUT,
+               why: bool = False) -> list:
+    """Check several ``.step`` files, on ``executor`` when given (any ``concurrent.futures.Executor``:
+    ``ProcessPoolExecutor``, or a Ray or Dask executor with that interface); in order, one entry per
+    path: its :class:`Report`, or the :class:`StepcheckError` (:class:`ReadError`, :class:`ParseError`)
+    that :func:`verify_file` would raise for it."""
+    paths = [os.fspath(p) for p in paths]
+    if executor is None:
+        return [_verify_or_error(p, strict, timeout, why) for p in paths]
+    futures = [executor.submit(_verify_or_error, p, strict, timeout, why) for p in paths]
+    return [f.result() for f in futures]
 
 
 def _split_given(given: str) -> list[tuple[str, int, int]]:

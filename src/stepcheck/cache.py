@@ -1,0 +1,247 @@
+"""A content-addressed cache of checked files: ``verify`` re-run on unchanged files answers at once.
+
+The key of a file is the SHA-256 of everything its report depends on:
+
+* the text of the file and the name it is reported under;
+* the options that change results (``strict``, ``timeout``, ``why``, ``cross_check``);
+* the versions of stepcheck, sympy, lark and Python;
+* the **rule set**: a digest of every source file of the installed package and of the
+  grammar, so that any change to the kernel, the checker or the printers starts afresh.
+
+A ``.step`` file has no imports, so its text and the options are its whole scope: a
+changed assumption changes the key of the file, and every link of it is checked again.
+(The granularity is the file, not the link: editing one step re-checks the file.)
+
+An entry is JSON, never pickle: a cache directory may be shared (copied between CI
+machines), so an entry is data that is parsed and validated, never code that runs.  It is
+decoded into the result classes of :mod:`stepcheck.results` only (a whitelist); an entry
+that is corrupt, foreign, of another format, or whose recorded key is not the key asked
+for is ignored and the file is checked.  Entries are written to a temporary file in the
+same directory and renamed into place (atomic on POSIX and Windows), so concurrent
+writers (xdist workers, several ``verify`` processes) never leave a torn entry; the
+last writer wins, and both wrote the same report.  :func:`prune` keeps the directory
+under a size bound, oldest entries first.
+
+Reports read from the cache carry no sympy expressions and no syntax tree (``lhs_expr``,
+``rhs_expr``, ``program``): the PDF and the notebook need those, so ``verify --pdf`` and
+the Python API do not use the cache.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+FORMAT = 1
+DEFAULT_MAX_BYTES = 200 * 1024 * 1024
+_fingerprint: str | None = None
+
+
+def default_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "stepcheck"
+
+
+def rule_set() -> str:
+    """A digest of the package's own source files and grammar (computed once per process)."""
+    global _fingerprint
+    if _fingerprint is None:
+        from .parser import _grammar_text
+
+        root = Path(__file__).resolve().parent
+        h = hashlib.sha256(_grammar_text().encode())
+        for f in sorted(root.rglob("*.py")):
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
+        _fingerprint = h.hexdigest()
+    return _fingerprint
+
+
+def key(text: str, path: str, options) -> str:
+    import lark
+    import sympy
+
+    from . import __version__
+
+    parts = {
+        "format": FORMAT, "stepcheck": __version__, "sympy": sympy.__version__, "lark": lark.__version__,
+        "python": sys.version, "rules": rule_set(), "path": path,
+        "options": {f: getattr(options, f) for f in ("strict", "timeout", "why", "cross_check")},
+    }
+    h = hashlib.sha256(json.dumps(parts, sort_keys=True).encode())
+    h.update(b"\0")
+    h.update(text.encode("utf-8", errors="surrogatepass"))
+    return h.hexdigest()
+
+
+# ---------------------------------------------------------------- encoding (a whitelist of classes)
+
+
+def _classes() -> dict:
+    from .errors import Diagnostic, Span
+    from .results import AssumptionInfo, FileReport, LinkResult, StepResult, Use
+
+    return {c.__name__: c for c in (Span, Diagnostic, AssumptionInfo, Use, LinkResult, StepResult, FileReport)}
+
+
+def encode(x):
+    if dataclasses.is_dataclass(x) and not isinstance(x, type):
+        out = {"__t": type(x).__name__}
+        for f in dataclasses.fields(x):
+            if f.compare:  # lhs_expr, rhs_expr, program: sympy objects and the syntax tree are not kept
+                out[f.name] = encode(getattr(x, f.name))
+        return out
+    if isinstance(x, (list, tuple)):
+        return [encode(v) for v in x]
+    if isinstance(x, dict):
+        return {"__d": [[encode(k), encode(v)] for k, v in x.items()]}
+    if x is None or isinstance(x, (str, int, float, bool)):
+        return x
+    raise TypeError(f"cannot cache a {type(x).__name__}")
+
+
+def decode(x, classes: dict):
+    if isinstance(x, list):
+        return [decode(v, classes) for v in x]
+    if isinstance(x, dict):
+        if set(x) == {"__d"}:
+            return {decode(k, classes): decode(v, classes) for k, v in x["__d"]}
+        cls = classes[x["__t"]]  # KeyError: not a class of ours
+        names = {f.name for f in dataclasses.fields(cls) if f.compare}
+        fields = {k: decode(v, classes) for k, v in x.items() if k != "__t"}
+        if not set(fields) <= names:
+            raise ValueError("unknown field")
+        return cls(**fields)
+    if x is None or isinstance(x, (str, int, float, bool)):
+        return x
+    raise ValueError("not an entry")
+
+
+# ---------------------------------------------------------------- the store
+
+
+class Cache:
+    """The cache in ``directory``: :meth:`get` a report by key, :meth:`put` one."""
+
+    def __init__(self, directory, max_bytes: int = DEFAULT_MAX_BYTES):
+        self.dir = Path(directory)
+        self.max_bytes = max_bytes
+        self.hits = self.misses = self.ignored = 0
+
+    def _path(self, k: str) -> Path:
+        return self.dir / k[:2] / f"{k}.json"
+
+    def get(self, k: str):
+        """The cached report for key ``k``, or None (absent, unreadable, corrupt or foreign: ignored)."""
+        from .results import FileReport
+
+        p = self._path(k)
+        try:
+            raw = p.read_bytes()
+        except OSError:
+            self.misses += 1
+            return None
+        try:
+            data = json.loads(raw)
+            if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == k):
+                raise ValueError("foreign entry")
+            rep = decode(data["report"], _classes())
+            if not isinstance(rep, FileReport):
+                raise ValueError("not a report")
+        except (ValueError, KeyError, TypeError, RecursionError, AttributeError):
+            self.ignored += 1
+            return None
+        self.hits += 1
+        return rep
+
+    def put(self, k: str, report) -> None:
+        """Store ``report`` under ``k`` atomically; a cache that cannot be written is skipped silently."""
+        try:
+            blob = json.dumps({"format": FORMAT, "key": k, "report": encode(report)}, ensure_ascii=False)
+            p = self._path(k)
+            p.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-", suffix=".json")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(blob)
+                os.replace(tmp, p)
+            except BaseException:
+                try:
+                    os.unlink(tmp)
+                except OSError:
+                    pass
+                raise
+        except (OSError, TypeError, ValueError):
+            return
+
+    def prune(self) -> int:
+        """Delete the oldest entries until the directory is under ``max_bytes``; returns how many went."""
+        try:
+            entries = [(e.stat().st_mtime, e.stat().st_size, e) for e in self.dir.glob("*/*.json")]
+        except OSError:
+            return 0
+        total = sum(s for _, s, _ in entries)
+        gone = 0
+        for _, size, e in sorted(entries, key=lambda t: t[0]):
+            if total <= self.max_bytes:
+                break
+            try:
+                e.unlink()
+                total -= size
+                gone += 1
+            except OSError:
+                pass
+        return gone
+
+
+def check_file(path: str, options, cache: Cache | None):
+    """``checker.check_file`` through the cache: a hit is returned as stored; a miss is checked and stored."""
+    from .checker import check_file as check
+    from .markdown import read_any
+
+    if cache is None:
+        return check(path, options)
+    try:
+        text = read_any(path)
+    except Exception:  # noqa: BLE001 - unreadable: the checker reports why
+        return check(path, options)
+    k = key(text, path, options)
+    rep = cache.get(k)
+    if rep is not None:
+        return rep
+    rep = check(path, options)
+    if not rep.fatal:
+        cache.put(k, rep)
+    return rep
+
+
+def _check_one(path: str, options, directory):
+    """One file in a worker process (module level, so a process pool can pickle it)."""
+    return check_file(path, options, Cache(directory) if directory is not None else None)
+
+
+def check_files(files: list[str], options, *, directory=None, jobs: int = 1, progress=None) -> dict:
+    """``{path: report}`` for ``files``, through the cache in ``directory`` (None: no cache), on ``jobs``
+    processes; ``progress(done, path)`` is called as files finish."""
+    out: dict = {}
+    if jobs <= 1 or len(files) <= 1:
+        cache = Cache(directory) if directory is not None else None
+        for i, f in enumerate(files):
+            if progress:
+                progress(i, f)
+            out[f] = check_file(f, options, cache)
+    else:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
+            futures = {pool.submit(_check_one, f, options, directory): f for f in files}
+            for i, fut in enumerate(as_completed(futures)):
+                out[futures[fut]] = fut.result()
+                if progress:
+                    progress(i + 1, futures[fut])
+    if directory is not None:
+        Cache(directory).prune()
+    return out
