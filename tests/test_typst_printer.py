@@ -68,7 +68,7 @@ def test_greek_names():
 
 
 def test_multiletter_and_odd_names():
-    assert typst(Symbol("foo")) == 'italic("foo")'
+    assert typst(Symbol("foo")) == 'upright("foo")'  # a multi-letter name is a word, not a product
     assert typst(Symbol("_b1")) == "b_1"  # a kernel bound index
     assert typst(Symbol('a"b')) == '"a\\"b"'  # never read as markup
     assert typst(Symbol("max(s)")) == "max(s)"
@@ -212,3 +212,118 @@ def test_every_output_compiles():
     ]
     src = "\n\n".join(f"$ {typst(e)} $" for e in exprs)
     assert typst_mod.compile(src.encode(), format="pdf", ignore_system_fonts=True)
+
+
+# ------------------------------------------------------------ issue 16: names, ∂, the maths as written
+
+
+def test_multiletter_names_are_upright_and_single_letters_are_not():
+    assert typst(Symbol("cap")) == 'upright("cap")'
+    assert typst(Symbol("kk")) == 'upright("kk")'  # not k k (a product)
+    assert typst(Symbol("d_k")) == "d_k"  # d with subscript k: untouched
+    assert typst(Symbol("x_ij")) == "x_(i j)"  # two indices stay two indices
+    assert typst(Symbol("var_scaled")) == 'upright("var")_(upright("scaled"))'
+    assert typst(Symbol("alpha")) == "alpha"  # a Greek name is one letter
+
+
+def test_sympy_derivative_partial_for_a_family_member():
+    s, p = IndexedBase("s"), IndexedBase("p")
+    assert typst(Derivative(p[i], s[j])).startswith("frac(partial p_i, partial s_j)")
+    assert typst(Derivative(x**2 * y, x)).startswith("frac(partial")
+    assert typst(Derivative(x**3, x)).startswith("frac(upright(d)")
+
+
+from stepcheck.parser import parse  # noqa: E402
+from stepcheck.typst_written import WrittenPrinter  # noqa: E402
+
+
+def _w(expr: str, decls: str = "") -> str:
+    """``expr`` as written, printed (the first side of a one-link step)."""
+    prog = parse(decls + f"step s: {expr} = 0\n")
+    st = prog.statements[-1]
+    return WrittenPrinter(source=prog.text).doprint(st.first)
+
+
+def test_written_softmax_entry_and_matrix_entries():
+    assert _w("softmax(z)_i") == 'upright("softmax")(z)_i'
+    assert _w("softmax(s - c)_i") == 'upright("softmax")(s - c)_i'  # as written: no fraction
+    assert _w("(Q K^T)_{i, j}") == "(Q K^top)_(i j)"
+    assert _w("Kᵀ") == "K^top"
+    assert _w("diag(p) - p p^T") == 'op("diag")(p) - p p^top'
+    assert _w("ones(n)") == 'op("ones")(n)'
+    assert _w("[1, 0]") == "[1, 0]"
+    assert _w("softmax([1000, 0])") == 'op("softmax")([1000, 0])'  # no attachment: an operator
+    assert _w("Var(X)^2") == 'upright("Var")(X)^2'  # typst would space "Var (X)^2"
+
+
+def test_written_derivatives():
+    assert _w("diff(x^3, x)") == "frac(upright(d) x^3, upright(d) x)" or _w("diff(x^3, x)") == \
+        "frac(upright(d), upright(d) x) (x^3)"
+    assert _w("diff(tanh(x), x)") == "frac(upright(d) tanh(x), upright(d) x)"
+    assert _w("∂p_i/∂s_j") == "frac(partial p_i, partial s_j)"  # written with ∂: ∂
+    assert _w("diff(x^2 y, x)").startswith("frac(partial")  # another variable in it: ∂
+    assert _w("diff(p, s)_{i, j}") == "(frac(partial p, partial s))_(i j)"
+    assert _w("∂²f/∂x∂y") == "frac(partial^2 f, partial x partial y)"
+    assert _w("∂²f/∂x²") == "frac(partial^2 f, partial x^2)"
+
+
+def test_written_limits_extrema_intervals():
+    assert _w("limit(exp(t) / (exp(t) + R), t -> oo)") == "lim_(t -> infinity) frac(exp(t), exp(t) + R)"
+    assert _w("limit(f, x -> 0+)") == "lim_(x -> 0^+) f"
+    assert _w("max(p (1 - p), p in [0, 1])") == "max_(p in [0, 1]) p (1 - p)"
+    assert _w("argmax(p, p in [0, 1])") == 'op("argmax", limits: #true)_(p in [0, 1]) p'
+    assert _w("max(s)") == "max(s)"
+
+
+def test_written_arithmetic_keeps_the_users_order_and_brackets():
+    assert _w("k_i q_i") == "k_i q_i"  # not re-ordered
+    assert _w("(a + b) c") == "(a + b) c"
+    assert _w("a - (b - c)") == "a - (b - c)"
+    assert _w("a - b + c") == "a - b + c"
+    assert _w("-x^2") == "-x^2"
+    assert _w("(-x)^2") == "(-x)^2"
+    assert _w("d_k^(1/4)") == "d_k^(1\\/4)"
+    assert _w("1.01 × 10^304") == "1.01 times 10^304"
+    assert _w("2 * 3") == "2 dot 3"
+    assert _w("1e-9") == "10^(-9)"
+    assert _w("2.5e3") == "2.5 times 10^(3)"
+    assert _w("Var(X) / d_k") == 'frac(op("Var")(X), d_k)'
+    assert _w("E[q_i k_i]") == "EE[q_i k_i]"
+    assert _w("sum(i=1..n, q_i k_i)") == "sum_(i = 1)^(n) q_i k_i"
+    assert _w("Σ_{i=1}^{n} (q_i + k_i)") == "sum_(i = 1)^(n) (q_i + k_i)"
+    assert _w("P(S = 0)") == "PP(S = 0)"
+    assert _w("|x|") == "abs(x)"
+    assert _w("√2") == "sqrt(2)"
+    assert _w("δ_ij") == "delta_(i j)"
+    assert _w("σ²") == "sigma^2"
+
+
+def test_written_names():
+    assert _w("cap") == 'upright("cap")'
+    assert _w("kk x") == 'upright("kk") x'
+    assert _w("d_k") == "d_k"
+    assert _w("π") == "pi"
+    assert _w("oo") == "infinity"
+
+
+def test_every_shipped_expression_prints_without_a_placeholder():
+    """Every expression node of every shipped file that parses prints (no exception, no ``?``)."""
+    from conftest import SHIPPED
+
+    from stepcheck import syntax as S
+    from stepcheck.errors import StepError
+
+    count = 0
+    for f in SHIPPED:
+        try:
+            prog = parse(f.read_text(encoding="utf-8"), str(f))
+        except StepError:
+            continue  # bad/syntax.step
+        printer = WrittenPrinter(source=prog.text)
+        for st in prog.statements:
+            for node in S.walk(st):
+                if isinstance(node, (S.Num, S.Name, S.Subscript, S.BinOp, S.Neg, S.Call, S.BigOp, S.Vector)):
+                    out = printer.doprint(node)
+                    assert "?" not in out, (f.name, node)
+                    count += 1
+    assert count > 1000

@@ -9,8 +9,13 @@ the rules and assumptions it used in the right-hand column (in the same
 colours), notes under failed or unknown links, warnings for unneeded
 citations, the step-by-assumption matrix and a one-line verdict.
 
+The maths is the user's own (``pdf_maths`` and ``typst_written`` print the
+parse tree); the template, colours and string helpers are in
+``typst_template``.
+
 Entry points: :func:`build_typst` (the source), :func:`compile_pdf` (bytes),
-:func:`write_pdf` (atomic write, returns warnings in plain words).
+:func:`write_pdf` (atomic write with the umask's mode, returns warnings in
+plain words).
 """
 from __future__ import annotations
 
@@ -20,37 +25,15 @@ import re
 import tempfile
 from functools import lru_cache
 
-from .written import as_written
+from .pdf_maths import Typesetter, fact_maths, prose, result_nodes, suffix, text_fact
 from .report import _matrix_columns, summary_line, verdict
 from .results import FAILS, HOLDS, UNKNOWN, FileReport, LinkResult, StepResult, Use
+from .typst_template import PALETTE, REL, STATUS_COLOR, STATUS_MARK, _m, _preamble, s  # noqa: F401
 
 CJK_WARNING = (
     "Chinese text needs a CJK font: install Debian's fonts-noto-cjk "
     "(apt-get install fonts-noto-cjk); the PDF was written without it"
 )
-
-# one colour per kind of assumption, the same everywhere in the document
-PALETTE = {
-    "independence": "#1f5fa8",
-    "uncorrelated": "#7048b0",
-    "zero mean": "#1b8a4c",
-    "unit variance": "#d0700a",
-    "variance": "#b0306a",
-    "distribution": "#0f8080",
-    "range": "#6f6f12",
-    "sign": "#8a5a2b",
-    "equation": "#4f5b6b",
-    "inequality": "#356e92",
-    "definition": "#4a7a2a",
-    "step": "#3a3a3a",
-    "implicit": "#7a7a7a",
-    "domain": "#9a3d3d",
-    "": "#4f5b6b",
-}
-STATUS_COLOR = {HOLDS: "#1b8a4c", FAILS: "#c0262d", UNKNOWN: "#c77800", "simulated": "#2f6db5"}
-STATUS_MARK = {HOLDS: "✓", FAILS: "✗", UNKNOWN: "?", "simulated": "~"}
-REL = {"=": "=", "<": "<", "<=": "<=", "≤": "<=", ">": ">", ">=": ">=", "≥": ">=", "≈": "approx", "~": "approx",
-       "!=": "!=", "≠": "!="}
 
 _CJK = re.compile(
     "[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u30ff\u3100-\u31ff\u3400-\u4dbf\u4e00-\u9fff"
@@ -96,131 +79,18 @@ def has_cjk(text: str) -> bool:
     return bool(_CJK.search(text or ""))
 
 
-# ------------------------------------------------------------------ typst helpers
-
-
-def s(text) -> str:
-    """A typst string literal (safe for any text: nothing is read as markup)."""
-    text = "" if text is None else str(text)
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\r", "") + '"'
-
-
-def _m(math: str) -> str:
-    """Typst maths as content (a code expression)."""
-    return f"${math}$"
-
-
-PREAMBLE = r"""
-#let palette = (PALETTE)
-#let status-color = (STATUS)
-#let scolor(status) = rgb(status-color.at(status, default: "#c77800"))
-#let kind-color(kind) = rgb(palette.at(kind, default: palette.at("")))
-#let mono = ("DejaVu Sans Mono",)
-#let badge(label, kind, implicit: false, note: none) = box(
-  inset: (x: 3pt, y: 1.6pt), outset: (y: 0.6pt), radius: 2.5pt,
-  fill: kind-color(kind).lighten(86%),
-  stroke: if implicit { (paint: kind-color(kind), thickness: 0.6pt, dash: "dashed") } else { 0.6pt + kind-color(kind) },
-  text(size: 7.8pt, fill: kind-color(kind).darken(25%), weight: "medium")[#label#if implicit [ #text(style: "italic", weight: "regular")[(implicit)]]],
-) + if note != none { text(size: 7pt, fill: luma(100))[ #note] }
-#let rule-badge(name) = box(
-  inset: (x: 3pt, y: 1.6pt), outset: (y: 0.6pt), radius: 2.5pt, fill: luma(238), stroke: 0.4pt + luma(190),
-  text(size: 7.6pt, fill: luma(60), font: mono)[#name],
-)
-#let mark(status) = text(font: mono, weight: "bold", size: 11pt, fill: scolor(status))[#if status == "holds" [✓] else if status == "fails" [✗] else if status == "simulated" [\~] else [?]]
-#let status-pill(status) = box(inset: (x: 4pt, y: 1.5pt), radius: 6pt, fill: scolor(status).lighten(85%),
-  text(size: 8pt, weight: "bold", fill: scolor(status).darken(10%))[#status])
-#let head(t) = text(size: 7.5pt, fill: luma(110), tracking: 0.04em)[#upper(t)]
-// maths that does not fit its column shrinks; if it would become too small it
-// is set inline instead, where it may break at operators
-#let fit(disp, inl) = layout(size => {
-  let w = measure(disp).width
-  if w <= size.width { disp } else {
-    let r = size.width / w
-    if r >= 0.55 { scale(x: r * 100%, y: r * 100%, reflow: true, disp) }
-    else { block(width: size.width, inl) }
-  }
-})
-#let note-box(color, body) = block(width: 100%, inset: (left: 7pt, y: 4pt, right: 4pt), stroke: (left: 1.6pt + rgb(color)),
-  fill: rgb(color).lighten(93%), text(size: 8.6pt, body))
-"""
-
-
-def _preamble(fonts: list[str]) -> str:
-    pal = ", ".join(f"{s(k)}: {s(v)}" for k, v in PALETTE.items())
-    st = ", ".join(f"{s(k)}: {s(v)}" for k, v in STATUS_COLOR.items())
-    text_fonts = ", ".join(s(f) for f in ["Libertinus Serif", *fonts, "DejaVu Sans Mono"])
-    mono_fonts = ", ".join(s(f) for f in ["DejaVu Sans Mono", *fonts])
-    out = PREAMBLE.replace("(PALETTE)", f"({pal},)").replace("(STATUS)", f"({st},)")
-    out = out.replace('#let mono = ("DejaVu Sans Mono",)', f"#let mono = ({mono_fonts},)")
-    setup = f"""
-#set page(paper: "a4", margin: (x: 1.7cm, top: 1.8cm, bottom: 1.9cm),
-  numbering: "1 / 1", number-align: center)
-#set text(font: ({text_fonts},), size: 10pt, lang: "en")
-#set par(justify: false)
-#show raw: set text(font: mono, size: 8.6pt)
-#show heading.where(level: 1): set text(size: 17pt)
-#show heading.where(level: 2): set text(size: 11.5pt)
-#show heading: set block(above: 1.3em, below: 0.7em)
-"""
-    return out + setup
-
-
 # ------------------------------------------------------------------ maths from the source as written
 
 
-class _Typesetter:
-    """Typst maths for expressions: as written when the parse tree is at hand,
-    else the checker's sympy expression."""
-
-    def __init__(self, report: FileReport):
-        from .typst_printer import TypstPrinter
-
-        self.program = report.program  # None when the file did not parse: no steps to typeset
-        names: dict[str, int] = {}
-        if self.program is not None:
-            from . import syntax as S
-
-            for st in self.program.statements:
-                if isinstance(st, (S.Random, S.RealDecl, S.Let)):
-                    for n in st.names:
-                        base = n.name.split("_")[0] if isinstance(st, (S.Random, S.RealDecl)) and st.family else n.name
-                        names.setdefault(base, len(names))
-        self.written = TypstPrinter({"order": "none"})
-        self.elaborated = TypstPrinter({"names": names})
-
-    def node(self, node) -> str | None:
-        if node is None:
-            return None
-        try:
-            return self.written.doprint(as_written(node))
-        except Exception:  # noqa: BLE001 - fall back to the elaborated form
-            return None
-
-    def expr(self, e) -> str | None:
-        if e is None:
-            return None
-        try:
-            return self.elaborated.doprint(e)
-        except Exception:  # noqa: BLE001
-            return None
-
-    def steps(self) -> dict:
-        from . import syntax as S
-
-        if self.program is None:
-            return {}
-        return {st.name.name: st for st in self.program.statements if isinstance(st, S.Step)}
-
-    def statements(self):
-        return [] if self.program is None else self.program.statements
+_Typesetter = Typesetter
 
 
 def _raw(text: str) -> str:
     return f"raw({s(text)})"
 
 
-def _maths_or_raw(ts: _Typesetter, node, expr, text: str) -> str:
-    """A content expression for one side of a link."""
+def _maths_or_raw(ts: _Typesetter, node, expr, text: str, extra: str = "") -> str:
+    """A content expression for one side of a link (``extra``: content set after the maths, on its line)."""
     m = ts.node(node)
     if m is None and re.fullmatch(r"-?\d+(\.\d+)?([eE][-+]?\d+)?", (text or "").strip()):
         import sympy
@@ -233,8 +103,8 @@ def _maths_or_raw(ts: _Typesetter, node, expr, text: str) -> str:
     if m is None:
         m = ts.expr(expr)
     if m is None:
-        return _raw(text)
-    return f"fit($display({m})$, ${m}$)"
+        return f"[#{_raw(text)}{extra}]" if extra else _raw(text)
+    return f"fit($display({m}){extra}$, ${m}{extra}$)"
 
 
 # ------------------------------------------------------------------ sections
@@ -246,9 +116,14 @@ def _comment_above(text: str, line: int) -> str:
     out = []
     k = line - 2
     while 0 <= k < len(lines) and lines[k].lstrip().startswith("#"):
-        out.append(lines[k].lstrip()[1:].strip())
+        out.append(_undecorate(lines[k].lstrip()[1:].strip()))
         k -= 1
-    return " ".join(reversed(out))
+    return " ".join(o for o in reversed(out) if o)
+
+
+def _undecorate(line: str) -> str:
+    """A comment line without its rule decoration (``---- 10.2 title ----``)."""
+    return re.sub(r"^[-=#*~_]{3,}\s*|\s*[-=#*~_]{3,}$", "", line)
 
 
 def _header_comment(text: str) -> str:
@@ -270,8 +145,8 @@ def _declarations(ts: _Typesetter) -> list[str]:
     def nm(names) -> str:
         return ", ".join(ts.node(n) or s(n.name) for n in names)
 
-    def ex(node) -> str:
-        return ts.node(node) or s("?")
+    def ex(node) -> str:  # the source text, as code, in the (never expected) case the printer fails
+        return ts.node(node) or f"#raw({s(_source_of(ts, node))})"
 
     for st in ts.statements():
         if isinstance(st, S.Let):
@@ -304,27 +179,22 @@ def _declarations(ts: _Typesetter) -> list[str]:
 
 
 def _fact_maths(ts: _Typesetter, fact) -> str | None:
-    from . import syntax as S
-
     try:
-        if isinstance(fact, S.EqFact):
-            left, right = ts.node(fact.left), ts.node(fact.right)
-            if left is None or right is None:
-                return None
-            rel = REL.get(fact.rel, "=")
-            out = f"{left} {rel} {right}"
-        elif isinstance(fact, S.IndepFact):
-            args = [ts.node(a) for a in fact.args]
-            if any(a is None for a in args):
-                return None
-            out = f'upright("{fact.kind}")({", ".join(args)})'
-        else:
-            return None
-        if getattr(fact, "cond", None) is not None:
-            out += f' quad "for" {ts.node(fact.cond.left)} != {ts.node(fact.cond.right)}'
-        return out
+        return fact_maths(ts, fact)
     except Exception:  # noqa: BLE001
         return None
+
+
+def _source_of(ts: _Typesetter, node) -> str:
+    """The source text of ``node`` (one line)."""
+    sp = getattr(node, "span", None)
+    text = ts.program.text if ts.program is not None else ""
+    lines = text.splitlines()
+    if sp is None or not (0 < sp.line <= len(lines)):
+        return ""
+    if sp.end_line != sp.line:
+        return lines[sp.line - 1][sp.col - 1:]
+    return lines[sp.line - 1][sp.col - 1:sp.end_col - 1]
 
 
 def _assumptions(report: FileReport, ts: _Typesetter) -> str:
@@ -337,6 +207,8 @@ def _assumptions(report: FileReport, ts: _Typesetter) -> str:
         facts = []
         for k, text in enumerate(a.facts):
             m = _fact_maths(ts, st.facts[k]) if st is not None and k < len(st.facts) else None
+            if m is None:  # a fact the kernel wrote (E = 0 of a distribution): parsed, typeset
+                m = text_fact(ts, text, a.label.split(" ~ ")[0] if " ~ " in a.label else None)
             facts.append(_m(m) if m else _raw(text))
         kinds = ", ".join(dict.fromkeys(a.kinds or [a.kind]))
         rows.append(f"badge({s(a.label)}, {s(a.kind)})")
@@ -348,35 +220,38 @@ def _assumptions(report: FileReport, ts: _Typesetter) -> str:
             + ",\n  ".join(rows) + ")")
 
 
-def _use_badge(u: Use) -> str:
+def _use_badge(u: Use, ts: _Typesetter | None = None) -> str:
     kind = u.kind if u.kind in PALETTE else ""
-    note = f"weakest: {u.weakest}" if u.weakest else None
     args = f"{s(u.label)}, {s(kind if not u.implicit else 'implicit')}"
     if u.implicit:
         args += ", implicit: true"
-    if note:
-        args += f", note: {s(note)}"
+    if u.weakest:  # the kernel's text of a fact: typeset as maths when it is one
+        m = text_fact(ts, u.weakest) if ts is not None else None
+        args += f", note: [#emph[weakest:] {_m(m) if m else '#' + s(u.weakest)}]"
     return f"badge({args})"
 
 
-def _margin(link: LinkResult) -> str:
+def _margin(link: LinkResult, ts: _Typesetter | None = None) -> str:
     parts = []
+
+    def row(title: str, items: list[str]) -> str:  # badges spaced apart, wrapping with room between lines
+        return f"[#head({s(title)}) #badges({', '.join(items)})]"
+
     if link.rules:
-        parts.append("[#head(\"rules\") " + " ".join(f"#rule-badge({s(r)})" for r in link.rules) + "]")
+        parts.append(row("rules", [f"rule-badge({s(r)})" for r in link.rules]))
     uses = [u for u in link.uses if u.kind != "domain"]
     where = [u for u in link.uses if u.kind == "domain"]
     if uses:
-        parts.append("[#head(\"uses\") " + " ".join("#" + _use_badge(u) for u in uses) + "]")
+        parts.append(row("uses", [_use_badge(u, ts) for u in uses]))
     elif link.status == HOLDS:
         parts.append("[#head(\"uses\") #text(size: 8pt, fill: luma(110))[nothing]]")
     if where:  # holds only where both sides are defined
-        parts.append("[#head(\"where\") " + " ".join("#" + _use_badge(u) for u in where) + "]")
+        parts.append(row("where", [_use_badge(u, ts) for u in where]))
     if link.missing:
-        parts.append("[#head(\"missing\") " + " ".join(f"#badge({s(m)}, \"\", implicit: false)" for m in link.missing)
-                     + "]")
+        parts.append(row("missing", [f"badge({s(m)}, \"\", implicit: false)" for m in link.missing]))
     if not parts:
         return "[]"
-    return "stack(spacing: 3pt, " + ", ".join(parts) + ")"
+    return "block(breakable: false, stack(spacing: 5pt, " + ", ".join(parts) + "))"  # never split over pages
 
 
 def _notes(link: LinkResult, *, why: bool) -> str | None:
@@ -415,38 +290,44 @@ def _notes(link: LinkResult, *, why: bool) -> str | None:
 
 
 def _step(step: StepResult, ts: _Typesetter, syn, text: str, *, why: bool) -> str:
-    word = "Refute" if step.kind == "refute" else "Step"
-    out = [f"#block(above: 1.4em, below: 0.5em, sticky: true)[#text(weight: \"bold\")[{word}] "
+    """One result: a step (or refute, check, table cell, simulation) with its links.
+    ``syn`` is (nodes, suffixes) from :func:`pdf_maths.result_nodes`, or None."""
+    word = {"refute": "Refute", "check": "Check", "simulate": "Simulation"}.get(step.kind, "Step")
+    out = [f"#block(above: 1.6em, below: 1em, sticky: true)[#text(weight: \"bold\")[{word}] "
            f"#text(font: mono, size: 9.5pt, weight: \"bold\")[#{s(step.name)}]"
            f"#h(0.6em)#status-pill({s(step.status)})]"]
     comment = _comment_above(text, step.span.line) if step.span else ""
     if comment:
-        out.append(f"#block(above: 0.2em, below: 0.5em, sticky: true)"
-                   f"[#text(size: 8.8pt, style: \"italic\", fill: luma(70))[#{s(comment)}]]")
+        out.append(f"#block(above: 0.2em, below: 1em, sticky: true)"
+                   f"[#text(size: 8.8pt, style: \"italic\", fill: luma(70))[{prose(comment)}]]")
     if not step.links:
         out.append("#text(fill: luma(90))[(no links)]")
         return "\n".join(out)
-    nodes = [syn.first] + [lk.rhs for lk in syn.links] if syn is not None and len(syn.links) == len(step.links) \
-        else [None] * (len(step.links) + 1)
+    n = len(step.links) + 1
+    nodes, suffixes = syn if syn is not None and len(syn[0]) == n else ([None] * n, [[] for _ in range(n)])
+
+    def side(k: int, expr, written: str) -> str:
+        return _maths_or_raw(ts, nodes[k], expr, written, suffix(ts, suffixes[k]))
+
     first = step.links[0]
-    lhs = _maths_or_raw(ts, nodes[0], first.lhs_expr, first.lhs)
-    inline = len(first.lhs) <= 24
+    lhs = side(0, first.lhs_expr, first.lhs)
+    inline = len(first.lhs) <= 24 and not suffixes[0]
     cells = []
     if not inline:
         cells.append(f"grid.cell(colspan: 3, align: left + horizon, {lhs})")
         cells.append("[]")
         cells.append("[]")
     for k, link in enumerate(step.links):
-        rhs = _maths_or_raw(ts, nodes[k + 1], link.rhs_expr, link.rhs)
+        rhs = side(k + 1, link.rhs_expr, link.rhs)
         rel = f"$display({REL.get(link.rel, 'approx' if link.rel == '≈' else '=')})$"
         cells.append(lhs if (inline and k == 0) else "[]")
-        cells += [rel, rhs, f"mark({s(link.status)})", _margin(link)]
+        cells += [rel, rhs, f"mark({s(link.status)})", _margin(link, ts)]
         notes = _notes(link, why=why)
         if notes:
             cells += ["[]", f"grid.cell(colspan: 4, align: left, {notes})"]
     lead = "auto" if inline else "0.9em"
     out.append(f"#grid(columns: ({lead}, auto, 1fr, 1.3em, 33%), column-gutter: (0.35em, 0.5em, 0.4em, 0.6em), "
-               "row-gutter: 0.8em, align: (right + horizon, center + horizon, left + horizon, center + horizon, "
+               "row-gutter: 1.15em, align: (right + horizon, center + horizon, left + horizon, center + horizon, "
                "left + horizon),\n  " + ",\n  ".join(cells) + ")")
     return "\n".join(out)
 
@@ -473,7 +354,7 @@ def _matrix(report: FileReport) -> str:
     cols = _matrix_columns(report)
     out = ["== Step-by-assumption matrix"]
     if not cols:
-        out.append("#text(fill: luma(90))[No assumptions: every step rests on nothing.]")
+        out.append("#block(sticky: true)[#text(fill: luma(90))[No assumptions: every step rests on nothing.]]")
         return "\n".join(out)
     heads = ["[#text(size: 8.5pt, weight: \"bold\")[step]]"]
     for lab, kind in cols:
@@ -490,18 +371,19 @@ def _matrix(report: FileReport) -> str:
             else:
                 cells.append("text(fill: luma(170))[·]")
     n = len(cols)
-    table = (f"#fit(table(columns: (auto,) + ({n} * (auto,)), align: (left + horizon,) + ({n} * (center + horizon,)), "
+    table = (f"#block(sticky: true, fit(table(columns: (auto,) + ({n} * (auto,)), align: (left + horizon,) + ({n} * (center + horizon,)), "
              "stroke: (x, y) => if y == 0 { (bottom: 0.6pt + luma(120)) } else { (bottom: 0.3pt + luma(220)) }, "
-             "inset: (x: 6pt, y: 4pt),\n  " + ", ".join(heads) + ",\n  " + ", ".join(cells) + "), [])")
+             "inset: (x: 6pt, y: 4pt),\n  " + ", ".join(heads) + ",\n  " + ", ".join(cells) + "), []))")
     out.append(table)
-    out.append("#v(0.3em)#text(size: 8pt, fill: luma(90))[● = the step rests on the assumption (directly or through "
-               "the steps it cites); colours show the kind of assumption.]")
+    out.append("#block(above: 0.5em, sticky: true)[#text(size: 8pt, fill: luma(90))[● = the step rests on the "
+               "assumption (directly or through the steps it cites); colours show the kind of assumption.]]")
     return "\n".join(out)
 
 
 def _legend(report: FileReport) -> str:
-    kinds = list(dict.fromkeys([a.kind for a in report.assumptions] +
-                               ["implicit" for s_ in report.steps for l in s_.links for u in l.uses if u.implicit]))
+    used = ["implicit" if u.implicit else u.kind for s_ in report.steps for lk in s_.links for u in lk.uses
+            if u.kind != "domain" and (u.implicit or u.kind in PALETTE)]
+    kinds = [k for k in dict.fromkeys([a.kind for a in report.assumptions] + used) if k]  # a cited step too
     if not kinds:
         return ""
     items = " ".join(f"#box(width: 0.7em, height: 0.7em, radius: 1.5pt, fill: kind-color({s(k)}))#h(0.25em)"
@@ -512,7 +394,8 @@ def _legend(report: FileReport) -> str:
 def _verdict(report: FileReport) -> str:
     style, sentence = verdict(report)
     summary = "" if report.fatal and not report.steps else summary_line(report) + " — "
-    return (f"#block(above: 1.2em, width: 100%, inset: 7pt, radius: 3pt, fill: rgb({s(STATUS_COLOR.get(style, STATUS_COLOR[UNKNOWN]))}).lighten(88%), "
+    # never alone on a page: the blocks before it are sticky, and it does not break
+    return (f"#block(above: 1.2em, breakable: false, width: 100%, inset: 7pt, radius: 3pt, fill: rgb({s(STATUS_COLOR.get(style, STATUS_COLOR[UNKNOWN]))}).lighten(88%), "
             f"stroke: 0.8pt + rgb({s(STATUS_COLOR.get(style, STATUS_COLOR[UNKNOWN]))}))[#mark({s(style)}) #h(0.3em) "
             f"#text(size: 9pt)[#{s(summary)}]#strong(text(fill: rgb({s(STATUS_COLOR.get(style, STATUS_COLOR[UNKNOWN]))}).darken(15%))[#{s(sentence)}])]")
 
@@ -529,7 +412,7 @@ def title_of(report: FileReport) -> str:
 def file_section(report: FileReport, *, why: bool = False) -> str:
     """The typst markup for one file (title to verdict)."""
     ts = _Typesetter(report)
-    syn_steps = ts.steps()
+    syn_steps = result_nodes(ts.program)
     title = title_of(report)
     out = [f"= #{s(title)}"]
     meta = []
@@ -541,7 +424,7 @@ def file_section(report: FileReport, *, why: bool = False) -> str:
         out.append(f"\n#text(size: 9.5pt)[#emph[Source:] #{s(report.source)}]")
     intro = _header_comment(report.text)
     if intro:
-        out.append(f"\n#text(size: 9pt, style: \"italic\", fill: luma(70))[#{s(intro)}]")
+        out.append(f"\n#text(size: 9pt, style: \"italic\", fill: luma(70))[{prose(intro)}]")
     if report.diagnostics:
         out.append("== Problems")
         out.extend(_diagnostic(d, report.text) for d in report.diagnostics)
@@ -620,6 +503,20 @@ def render(reports: list[FileReport], *, why: bool = False) -> tuple[bytes, str,
     return compile_pdf(src, cjk_fonts=fonts), src, warnings
 
 
+def _umask() -> int:
+    """The process's umask: from /proc on Linux, else read by setting it and putting it back."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def atomic_write(path: str, data: bytes | str) -> None:
     """Write ``path`` through a temporary file in the same directory and ``os.replace``.
     Refuses to overwrite a ``.step`` file."""
@@ -634,6 +531,7 @@ def atomic_write(path: str, data: bytes | str) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600: give the file the mode open() would
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -127,8 +127,8 @@ def _name_part(part: str) -> str:
         return f"{part[0]} {part[1:]}"
     if re.fullmatch(r"[A-Za-z]{2}", part):  # two indices: ij -> i j
         return f"{part[0]} {part[1]}"
-    if _IDENT.match(part):
-        return f"italic({_string(part)})"
+    if _IDENT.match(part):  # a multi-letter name: upright, so it does not read as a product
+        return f"upright({_string(part)})"
     return _string(part)
 
 
@@ -144,7 +144,7 @@ def _attach(items: list[str]) -> str:
 
 def symbol_name(name: str) -> str:
     """``d_k`` -> ``d_k``, ``alpha1`` -> ``alpha_1``, ``x_ij`` -> ``x_(i j)``,
-    ``_b1`` (a kernel bound index) -> ``b_1``, ``foo`` -> ``italic("foo")``."""
+    ``_b1`` (a kernel bound index) -> ``b_1``, ``foo`` -> ``upright("foo")``."""
     m = re.fullmatch(r"(max|min)\((\w+)\)", name)  # the largest entry of a family
     if m:
         return f"{m.group(1)}({symbol_name(m.group(2))})"
@@ -154,7 +154,7 @@ def symbol_name(name: str) -> str:
     base, sups, subs = split_super_sub(clean)
     if not base:
         return _string(name)
-    out = _name_part(base)
+    out = _name_part(base) if not re.fullmatch(r"[A-Za-z]{2}", base) else f"upright({_string(base)})"
     if subs:
         out += "_" + _attach([_name_part(s) for s in subs])
     if sups:
@@ -528,7 +528,8 @@ class TypstPrinter(LanguagePrinter, Printer):
         counts = list(expr.variable_count)
         total = sum(int(c) if c.is_Integer else 0 for _, c in counts)
         all_int = all(c.is_Integer for _, c in counts)
-        partial = len(f.free_symbols) > 1 or len(counts) > 1
+        # ∂ for several variables, a function of several arguments, or a family member (∂p_i/∂s_j)
+        partial = len(f.free_symbols) > 1 or len(counts) > 1 or any(isinstance(v, sympy.Indexed) for v, _ in counts)
         d = "partial" if partial else "upright(d)"
         den = []
         for v, c in counts:
