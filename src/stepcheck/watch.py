@@ -99,8 +99,9 @@ class Watcher:
                 for lk in s.links:
                     if lk.status in (FAILS, UNKNOWN):
                         why = (lk.diagnostics[0].title if lk.diagnostics else lk.message) or lk.status
-                        detail.append(f"  {p.mark(lk.status)} {f}:{lk.span.line}:{lk.span.col} {s.name}: "
-                                      f"{lk.rel} {lk.rhs}  — {why}")
+                        # the step first: a narrow screen cuts the place, not what is wrong
+                        detail.append(f"  {p.mark(lk.status)} {s.name}: {lk.rel} {lk.rhs}  — {why}  "
+                                      f"({f}:{lk.span.line}:{lk.span.col})")
                         if lk.counterexample:
                             detail.append("      counterexample: " + lk.counterexample.splitlines()[0])
         if detail:
