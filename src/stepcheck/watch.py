@@ -33,6 +33,18 @@ class Watcher:
         self.last_checked: list[str] = []
         self.rounds = 0
 
+    def shown(self, path: str) -> str:
+        """``path`` as the screen shows it: relative to the watched directory that holds it, and a long one
+        shortened to its last two parts (``…/dir/a.step``), so that a line keeps its verdict."""
+        for root in self.paths:
+            if os.path.isdir(root):
+                rel = os.path.relpath(path, root)
+                if not rel.startswith(".."):
+                    path = rel
+                    break
+        parts = path.replace(os.sep, "/").split("/")
+        return path if len(path) <= 40 or len(parts) <= 2 else "…/" + "/".join(parts[-2:])
+
     def _stamp(self, path: str):
         try:
             st = os.stat(path)
@@ -83,7 +95,7 @@ class Watcher:
             status = R.file_status(r)
             mark = p.mark(status if status in (HOLDS, FAILS, UNKNOWN) else FAILS)
             style, sentence = R.verdict(r)
-            lines.append(f"{mark} {f}  {p(style, sentence)}")
+            lines.append(f"{mark} {self.shown(f)}  {p(style, sentence)}")
             if r.steps and not r.fatal:
                 lines.append("    " + p("dim", R.summary_line(r)))
         for path, reason in self.problems:
@@ -94,14 +106,14 @@ class Watcher:
             for d in r.diagnostics:
                 if d.severity == "error":
                     where = f"{d.span.line}:{d.span.col}" if d.span else ""
-                    detail.append(f"  {f}:{where} {d.title}")
+                    detail.append(f"  {self.shown(f)}:{where} {d.title}")
             for s in r.steps:
                 for lk in s.links:
                     if lk.status in (FAILS, UNKNOWN):
                         why = (lk.diagnostics[0].title if lk.diagnostics else lk.message) or lk.status
                         # the step first: a narrow screen cuts the place, not what is wrong
                         detail.append(f"  {p.mark(lk.status)} {s.name}: {lk.rel} {lk.rhs}  — {why}  "
-                                      f"({f}:{lk.span.line}:{lk.span.col})")
+                                      f"({self.shown(f)}:{lk.span.line}:{lk.span.col})")
                         if lk.counterexample:
                             detail.append("      counterexample: " + lk.counterexample.splitlines()[0])
         if detail:
