@@ -33,8 +33,9 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from pathlib import Path
+
+from .atomic import atomic_write
 
 FORMAT = 1
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
@@ -163,17 +164,7 @@ class Cache:
             blob = json.dumps({"format": FORMAT, "key": k, "report": encode(report)}, ensure_ascii=False)
             p = self._path(k)
             p.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=p.parent, prefix=".tmp-", suffix=".json")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    f.write(blob)
-                os.replace(tmp, p)
-            except BaseException:
-                try:
-                    os.unlink(tmp)
-                except OSError:
-                    pass
-                raise
+            atomic_write(str(p), blob)
         except (OSError, TypeError, ValueError):
             return
 

@@ -230,19 +230,12 @@ class Parser:
 
     def script(self):
         """The argument of `^`: a group or one token."""
-        if self.is_sym("{"):
-            o = self.next()
-            e = self.expr()
-            self.expect_sym("}", o)
-            return e
-        if self.tok.kind == "num":
-            return self.one_digit()
         if self.tok.kind == "letter":
             return ("name", self.next().text)
         if self.is_sym("-"):
             self.next()
             return ("neg", self.script())
-        return self.atom()
+        return self.group_or_token()
 
     def subscript(self) -> list:
         """The indices of `_`: `_i`, `_1`, `_{i}`, `_{ij}` (two indices), `_{i,j}`, `_{\\text{model}}` (a name)."""

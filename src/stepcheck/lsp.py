@@ -207,14 +207,19 @@ def _server():  # noqa: C901 - one closure per LSP feature
             return None
         return T.Hover(contents=T.MarkupContent(kind=T.MarkupKind.Markdown, value=text))
 
-    @server.feature(T.TEXT_DOCUMENT_DEFINITION)
-    def definition(ls, params: T.DefinitionParams):
+    def at_cursor(params):
+        """(uri, index, the label or name under the cursor); index None when the document has no syntax."""
         uri = params.text_document.uri
         ix = index(uri)
         if ix is None or ix.program is None:
+            return uri, None, None
+        return uri, ix, ix.target_at(*ix.offset_of(params.position.line, params.position.character))
+
+    @server.feature(T.TEXT_DOCUMENT_DEFINITION)
+    def definition(ls, params: T.DefinitionParams):
+        uri, ix, target = at_cursor(params)
+        if ix is None:
             return None
-        line1, col1 = ix.offset_of(params.position.line, params.position.character)
-        target = ix.target_at(line1, col1)
         lab = ix.labels.get(target) if target else None
         if lab is None:
             return None
@@ -226,12 +231,9 @@ def _server():  # noqa: C901 - one closure per LSP feature
 
     @server.feature(T.TEXT_DOCUMENT_REFERENCES)
     def references(ls, params: T.ReferenceParams):
-        uri = params.text_document.uri
-        ix = index(uri)
-        if ix is None or ix.program is None:
+        uri, ix, target = at_cursor(params)
+        if ix is None:
             return None
-        line1, col1 = ix.offset_of(params.position.line, params.position.character)
-        target = ix.target_at(line1, col1)
         if target is None:
             return []
         spans = ix.references(target)

@@ -22,9 +22,9 @@ from __future__ import annotations
 import glob
 import os
 import re
-import tempfile
 from functools import lru_cache
 
+from .atomic import atomic_write  # noqa: F401 - also pdf.atomic_write, the documents' writer
 from .pdf_maths import Typesetter, fact_maths, prose, result_nodes, suffix, text_fact
 from .report import _matrix_columns, summary_line, verdict
 from .results import FAILS, HOLDS, UNKNOWN, FileReport, LinkResult, StepResult, Use
@@ -501,44 +501,6 @@ def render(reports: list[FileReport], *, why: bool = False) -> tuple[bytes, str,
     if not fonts and any(has_cjk(" ".join([r.title or "", r.source or "", r.text or ""])) for r in reports):
         warnings.append(CJK_WARNING)
     return compile_pdf(src, cjk_fonts=fonts), src, warnings
-
-
-def _umask() -> int:
-    """The process's umask: from /proc on Linux, else read by setting it and putting it back."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError, IndexError):
-        pass
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def atomic_write(path: str, data: bytes | str) -> None:
-    """Write ``path`` through a temporary file in the same directory and ``os.replace``.
-    Refuses to overwrite a ``.step`` file."""
-    if path.endswith(".step"):
-        raise ValueError(f"refusing to overwrite the input file {path}")
-    if isinstance(data, str):
-        data = data.encode("utf-8")
-    d = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(d):
-        raise OSError(f"no such directory: {d}")
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=d)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600: give the file the mode open() would
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def write_pdf(reports: list[FileReport], path: str, *, why: bool = False, typst_path: str | None = None) -> list[str]:
