@@ -630,3 +630,11 @@ def test_vector_expressions_that_are_errors(claim, code):
     rep = check_text(f"let n: positive integer\nlet i: index 1..n\nstep a: {claim}\n")
     assert code in codes(rep)
     assert link(rep, "a").status == "unknown"
+
+
+def test_a_false_step_without_variables_says_so():
+    rep = one("step a: 2⁻¹ = 2\n")
+    lr = link(rep, "a")
+    assert lr.status == "fails"
+    first = lr.counterexample.splitlines()[0]
+    assert first.strip() and "no variables" in first

@@ -171,7 +171,7 @@ def render_model(model, decls: Decls) -> str:
     parts += [t for _, t in texts]
     if len(texts) > 1:
         parts.append("these independent of each other")
-    return "; ".join(p for p in parts if p)
+    return "; ".join(p for p in parts if p) or "nothing to choose (the claim has no variables)"
 
 
 def _law(mg, each=False) -> str:
