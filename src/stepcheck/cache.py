@@ -16,7 +16,9 @@ An entry is JSON, never pickle: a cache directory may be shared (copied between 
 machines), so an entry is data that is parsed and validated, never code that runs.  It is
 decoded into the result classes of :mod:`stepcheck.results` only (a whitelist); an entry
 that is corrupt, foreign, of another format, or whose recorded key is not the key asked
-for is ignored and the file is checked.  Entries are written to a temporary file in the
+for is ignored and the file is checked.  Entries are not signed: whoever can write the
+directory can forge a report under the right key, so a cache is as trusted as the
+directory (``--no-cache`` for a release check).  Entries are written to a temporary file in the
 same directory and renamed into place (atomic on POSIX and Windows), so concurrent
 writers (xdist workers, several ``verify`` processes) never leave a torn entry; the
 last writer wins, and both wrote the same report.  :func:`prune` keeps the directory
