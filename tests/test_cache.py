@@ -158,3 +158,18 @@ def test_check_many_on_any_executor(tmp_path):
     for got in (plain, pooled):
         assert isinstance(got[0], Report) and got[0].ok
         assert isinstance(got[1], ParseError)
+
+
+def test_a_hit_imports_neither_sympy_nor_lark(tmp_path):
+    import subprocess
+    import sys
+
+    f = put(tmp_path, "a.step", GOOD)
+    d = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k != "STEPCHECK_NO_CACHE"}
+    code = ("import sys; from stepcheck import cli; rc = cli.main(['--cache-dir', sys.argv[1], sys.argv[2]]); "
+            "print('HEAVY' if {'sympy', 'lark'} & set(sys.modules) else 'LIGHT', rc)")
+    first = subprocess.run([sys.executable, "-c", code, str(d), f], capture_output=True, text=True, env=env)
+    again = subprocess.run([sys.executable, "-c", code, str(d), f], capture_output=True, text=True, env=env)
+    assert first.stdout.split()[-2:] == ["HEAVY", "0"]  # checked: the kernel ran
+    assert again.stdout.split()[-2:] == ["LIGHT", "0"]  # served from the cache

@@ -63,14 +63,23 @@ def rule_set() -> str:
     return _fingerprint
 
 
-def key(text: str, path: str, options) -> str:
-    import lark
-    import sympy
+def _version(dist: str) -> str:
+    """A distribution's version from its metadata: a cache hit never imports sympy or lark."""
+    from importlib.metadata import PackageNotFoundError, version
 
+    try:
+        return version(dist)
+    except PackageNotFoundError:  # not installed as a distribution: import it to ask
+        import importlib
+
+        return getattr(importlib.import_module(dist), "__version__", "?")
+
+
+def key(text: str, path: str, options) -> str:
     from . import __version__
 
     parts = {
-        "format": FORMAT, "stepcheck": __version__, "sympy": sympy.__version__, "lark": lark.__version__,
+        "format": FORMAT, "stepcheck": __version__, "sympy": _version("sympy"), "lark": _version("lark"),
         "python": sys.version, "rules": rule_set(), "path": path,
         "options": {f: getattr(options, f) for f in ("strict", "timeout", "why", "cross_check")},
     }
@@ -192,8 +201,12 @@ class Cache:
 
 def check_file(path: str, options, cache: Cache | None):
     """``checker.check_file`` through the cache: a hit is returned as stored; a miss is checked and stored."""
-    from .checker import check_file as check
     from .markdown import read_any
+
+    def check(p, o):
+        from .checker import check_file  # sympy and lark: only when something is checked
+
+        return check_file(p, o)
 
     if cache is None:
         return check(path, options)
