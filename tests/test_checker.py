@@ -638,3 +638,28 @@ def test_a_false_step_without_variables_says_so():
     assert lr.status == "fails"
     first = lr.counterexample.splitlines()[0]
     assert first.strip() and "no variables" in first
+
+
+NARROW = """let d_k: positive integer
+let i: index 1..d_k
+random q_i, k_i for i in 1..d_k
+assume indep: independent(q, k)
+assume mean0: E[q_i] = 0, E[k_i] = 0
+assume var1: Var(q_i) = 1, Var(k_i) = 1
+step a: E[q_i] = E[k_i] = 0
+step b: Var(q_i) = Var(k_i) = 1
+step c: Var(q * k) = d_k
+"""
+
+
+def test_an_uncited_link_the_whole_scope_is_too_large_for_is_tried_on_the_assumptions():
+    """Without `by`, every connected fact is a candidate; the verified steps' facts made the system too
+    large here (unknown). The assumptions alone prove it; what the link uses is still reported."""
+    rep = one(NARROW + "step d: E[q_i k_i] = E[q_i] E[k_i] = 0\n")
+    lr = link(rep, "d", 2)
+    assert lr.status == "holds" and uses(lr) == ["mean0"]
+
+
+def test_the_narrower_try_never_makes_a_false_link_hold():
+    rep = check_text(NARROW + "step d: E[q_i k_i] = E[q_i] E[k_i] = 1\n")
+    assert link(rep, "d", 2).status != "holds"

@@ -46,6 +46,14 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
         return LinkJudgement(UNDECIDED, "contradiction",
                              message="rests on contradictory assumptions: " + ", ".join(sorted(state.contradiction)))
     proof = attribute(prover, lhs, rhs, candidates, rel, deadline)
+    if not has_by and not proof.holds and proof.limited:
+        # everything in scope was too much for the prover: try the assumptions alone (the verified steps
+        # add the largest facts); a proof from fewer of the facts in scope is a proof of the link
+        fewer = [c for c in candidates if c in state.facts]
+        if fewer and len(fewer) < len(candidates):
+            narrow = attribute(prover, lhs, rhs, fewer, rel, deadline)
+            if narrow.holds:
+                proof = narrow
     refuting = [(proof, candidates)]  # residuals to look for a witness in, in order
     if not proof.holds and has_by:
         wider = [c for c in all_labels if not (state.contradiction and c in state.contradiction)]
