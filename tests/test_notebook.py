@@ -14,6 +14,7 @@ import pytest
 import stepcheck
 from stepcheck import check, cli, ipython, verify_file, verify_text
 from stepcheck.api import Report
+from test_api import FakeIP  # the fake IPython shell the API's own magic test uses
 
 CELL = """\
 let n: positive integer
@@ -23,15 +24,6 @@ assume indep: independent(q, k)
 assume mean0: E[q_i] = 0, E[k_i] = 0
 step a: E[q_i k_i] = E[q_i] E[k_i] = 0
 """
-
-
-class FakeIP:
-    def __init__(self):
-        self.magics = {}
-        self.user_ns = {}
-
-    def register_magic_function(self, func, magic_kind="line", magic_name=None):
-        self.magics[(magic_kind, magic_name or func.__name__)] = func
 
 
 @pytest.fixture
