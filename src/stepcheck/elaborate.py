@@ -355,7 +355,7 @@ class Elaborator:
 
             fam = self.scope.families[node.args[0].name]
             return FamilyExtremum(fam.base, fam.lo, fam.hi, sympy.core.symbol.Str(f))
-        if f == "softmax" and n == 1 and not any(isinstance(x, S.Vector) for x in S.walk(node.args[0])):
+        if f == "softmax" and n == 1 and not _has_vector_literal(node.args[0]):
             return self.softmax_vector(node)
         if f in ("diag", "ones"):
             return self.matrix_call(node)
@@ -503,7 +503,7 @@ class Elaborator:
 
     def literal_vector(self, node):
         """The entries of a vector-valued argument built from a literal (`[a, b] / 8`), or None."""
-        if not any(isinstance(n, S.Vector) for n in S.walk(node)):
+        if not _has_vector_literal(node):
             return None
         v = self.expr(node)
         if not isinstance(v, sympy.MatrixBase):
@@ -621,6 +621,11 @@ class Elaborator:
         if isinstance(a, sympy.MatrixBase) or isinstance(b, sympy.MatrixBase):
             raise error("an event compares numbers, not vectors", node.span, code="E-unsupported")
         return relation(node.op, a, b)
+
+
+def _has_vector_literal(node) -> bool:
+    """Whether ``node`` is built from a vector literal (`[a, b] / 8`), not from a family."""
+    return any(isinstance(n, S.Vector) for n in S.walk(node))
 
 
 def _arity_help(f):
