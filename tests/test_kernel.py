@@ -492,6 +492,58 @@ def test_reduce_modulo_memo_depends_on_the_fact_set():
     assert reduce_modulo(p, []) == p
 
 
+def _reference_remainder(p, facts):
+    """The remainder the old way: one basis over the generators of p and the facts together (sympy's own
+    groebner and reduced), to compare the ring reduction with."""
+    from sympy.polys.polytools import parallel_poly_from_expr
+
+    from stepcheck.kernel.reduce import _monomial_order, _order_gens
+
+    _, opt = parallel_poly_from_expr([p, *facts], domain=sp.QQ)
+    gens = _order_gens(opt.gens)
+    G = sp.groebner(list(facts), *gens, order=_monomial_order(gens), domain=sp.QQ)
+    return sp.reduced(p, list(G.exprs), *gens, order=_monomial_order(gens), domain=sp.QQ)[1]
+
+
+def test_reduce_modulo_in_the_ring_equals_a_basis_over_every_generator():
+    """The basis is computed over the facts' generators only and reused for every p: the remainder is
+    the one a basis over p's generators too gives (generators p alone has, moments and parameters)."""
+    import random
+
+    from stepcheck.kernel.reduce import clear_caches, reduce_modulo
+
+    a, b, s = sp.symbols("a b sigma", positive=True)
+    facts = [E(X) - a, E(X ** 2) - a ** 2 - s ** 2, E(X * Y) - b * E(X)]
+    extra = [E(Y), E(Y ** 2), sp.sqrt(a), sp.Symbol("t"), E(X ** 3)]
+    atoms = [E(X), E(X ** 2), E(X * Y), a, s, b] + extra
+    rng = random.Random(7)
+    clear_caches()
+    for _ in range(40):
+        p = sp.expand(sum(rng.randint(-3, 3) * sp.Mul(*rng.sample(atoms, rng.randint(1, 3)))
+                          for _ in range(rng.randint(1, 5))))
+        if p.is_number:
+            continue
+        got = sp.expand(reduce_modulo(p, facts))
+        assert got == sp.expand(_reference_remainder(p, facts)), p
+    # where it must not: a polynomial outside the ideal keeps a nonzero remainder
+    assert reduce_modulo(E(Y) - a, facts) != 0
+    assert sp.expand(reduce_modulo(E(X) ** 2 - E(X ** 2), facts)) == -s ** 2
+
+
+def test_reduce_modulo_denominators_and_numbers():
+    from stepcheck.kernel.reduce import Inconsistent, clear_caches, reduce_modulo
+
+    n = sp.Symbol("n", positive=True, integer=True)
+    clear_caches()
+    assert sp.expand(reduce_modulo(E(X) / n - 1 / n, [E(X) - 1])) == 0  # p = N/D: 0 where N is
+    assert reduce_modulo(E(X) / 2 + E(Y) / 3, [E(X) / 2 + E(Y) / 3]) == 0  # rational factors are harmless
+    assert reduce_modulo(sp.Integer(5), [E(X) - 1]) == 5
+    with pytest.raises(Inconsistent):
+        reduce_modulo(E(Y), [E(X) - 1, E(X) - 2])
+    with pytest.raises(Inconsistent):
+        reduce_modulo(sp.Integer(5), [E(X) - 1, E(X) - 2])
+
+
 def test_bound_indices_are_renamed_deterministically_and_apart():
     """Lifted bound indices get the same names in every attempt (so caches hit) and never
     capture one another: the same Dummy in two factors, nested sums with one name."""

@@ -332,3 +332,44 @@ def test_pointwise_cross_check_catches_a_wrong_derivative_and_passes_a_right_one
     lim = sp.Limit((sp.exp(t * h) - 1) / h, h, 0, "+-")
     assert pointwise_check(decls, lim, t, "=", {}, seed=2)[1] is None
     assert pointwise_check(decls, lim, 2 * t, "=", {}, seed=2)[1] is not None
+
+
+def test_sample_product_lists_small_products_and_draws_from_large_ones():
+    """Points for the pointwise check: a product of 3^14 choices is drawn from, never listed (it took
+    seconds and gigabytes); a small one is shuffled whole, as before."""
+    import itertools
+    import random
+    import time
+
+    from stepcheck.judge.pointwise import LISTED, sample_product
+
+    small = [(1, 2), ("a", "b", "c")]
+    got = sample_product(small, 4, random.Random(3))
+    want = list(itertools.product(*small))
+    random.Random(3).shuffle(want)
+    assert got == want[:4]
+    assert sample_product(small, 100, random.Random(3)) == want  # fewer than asked: all of them
+    big = [(0, 1, 2)] * 14
+    assert 3 ** 14 > LISTED
+    t = time.perf_counter()
+    drawn = sample_product(big, 8, random.Random(5))
+    assert time.perf_counter() - t < 1.0  # generous: listing them takes several seconds
+    assert len(drawn) == len(set(drawn)) == 8
+    assert all(len(c) == 14 and set(c) <= {0, 1, 2} for c in drawn)
+    assert drawn == sample_product(big, 8, random.Random(5))  # deterministic for a seed
+    assert sample_product([], 8, random.Random(1)) == [()]
+
+
+def test_many_reals_in_a_deterministic_link_are_checked_quickly_and_still_refuted():
+    """A deterministic link over twelve reals: points are drawn without listing 4^12 combinations; a
+    false one still gets its counterexample."""
+    import itertools
+
+    names = [f"a{k}" for k in range(12)]
+    decl = "let " + ", ".join(names) + ": real\n"
+    lhs = " + ".join(f"({n})^2" for n in names)
+    good = check_text(decl + f"step s: ({' + '.join(names)})^2 = {lhs} + "
+                      + " + ".join(f"2 {a} {b}" for a, b in itertools.combinations(names, 2)) + "\n")
+    assert good.steps[0].status == "holds" and good.steps[0].links[0].cross_checked
+    bad = check_text(decl + f"step s: {lhs} = 0\n")
+    assert bad.steps[0].status == "fails"

@@ -14,11 +14,13 @@ point where the relation is proved violated is a soundness error.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 
 from sympy import Integer, Rational
 
 from ..terms.facts import EqFact, IndepFact, IneqFact
+from .exact import sign
 from .recheck import Point, Recheck, Unconfirmed, holds, violated
 
 MAX_POINTS = 8
@@ -40,16 +42,39 @@ def _choices(s, decls):
     return REALS["real"]
 
 
+#: up to this many combinations are listed and shuffled; beyond it they are drawn without being listed
+LISTED = 4096
+
+
+def sample_product(choices: list, k: int, rng: random.Random) -> list:
+    """Up to ``k`` distinct elements of ``itertools.product(*choices)`` in random order.
+
+    A product of a few hundred symbols' choices has more elements than memory holds, so past
+    :data:`LISTED` they are drawn as mixed-radix numbers, never listed.
+    """
+    size = math.prod(len(c) for c in choices)
+    if size <= LISTED:
+        combos = list(itertools.product(*choices))
+        rng.shuffle(combos)
+        return combos[:k]
+    out = []
+    for n in rng.sample(range(size), k):
+        combo = []
+        for c in reversed(choices):
+            n, r = divmod(n, len(c))
+            combo.append(c[r])
+        out.append(tuple(reversed(combo)))
+    return out
+
+
 def points(lhs, rhs, decls, seed: int):
     """Up to MAX_POINTS concrete points for the free deterministic symbols of the two sides."""
     syms = sorted({s for x in (lhs, rhs) for s in x.free_symbols
                    if s not in decls.random_symbols and not getattr(s, "is_Dummy", False)}, key=str)
     plain = [s for s in syms if _choices(s, decls) is not None]
     indices = [s for s in syms if s in decls.index_ranges]
-    combos = list(itertools.product(*[_choices(s, decls) for s in plain]))
     rng = random.Random(seed)
-    rng.shuffle(combos)
-    for k, combo in enumerate(combos[:MAX_POINTS]):
+    for k, combo in enumerate(sample_product([_choices(s, decls) for s in plain], MAX_POINTS, rng)):
         values = dict(zip(plain, combo))
         for i in indices:
             lo, hi = (Integer(v) if isinstance(v, int) else v.xreplace(values) for v in decls.index_ranges[i])
@@ -77,8 +102,9 @@ def pointwise_check(decls, lhs, rhs, rel: str, facts: dict, seed: int):
         except (RecursionError, ArithmeticError, TypeError, ValueError, AttributeError, NotImplementedError):
             continue
         d = lv - rv
-        if violated(d, rel):
+        s = sign(d)  # decided once: it is the costly part
+        if violated(d, rel, s):
             return done, (p, lv, rv)
-        if holds(d, rel):
+        if holds(d, rel, s):
             done += 1
     return done, None

@@ -406,17 +406,17 @@ def _as_expr(x):
         raise Unconfirmed(str(e)) from e
 
 
-def holds(d, rel: str) -> bool:
-    """Is ``d`` (lhs - rhs) proved to satisfy ``d REL 0``?  Undecided is False."""
-    s = sign(d)
+def holds(d, rel: str, s=None) -> bool:
+    """Is ``d`` (lhs - rhs) proved to satisfy ``d REL 0``?  Undecided is False.  ``s``: ``sign(d)``, if known."""
+    s = sign(d) if s is None else s
     if s is None:
         return False
     return {"=": s == 0, "==": s == 0, "!=": s != 0, "<": s < 0, "<=": s <= 0, ">": s > 0, ">=": s >= 0}[rel]
 
 
-def violated(d, rel: str) -> bool:
-    """Is ``d`` (lhs - rhs) proved to violate ``d REL 0``?  Undecided is False."""
-    s = sign(d)
+def violated(d, rel: str, s=None) -> bool:
+    """Is ``d`` (lhs - rhs) proved to violate ``d REL 0``?  Undecided is False.  ``s``: ``sign(d)``, if known."""
+    s = sign(d) if s is None else s
     if s is None:
         return False
     return {"=": s != 0, "<": s >= 0, "<=": s > 0, ">": s <= 0, ">=": s < 0}[rel]

@@ -20,7 +20,7 @@ from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
 from ..terms.objects import DSum, E, as_expr
-from .reduce import Inconsistent, bounded_by, has_atoms, reduce_modulo
+from .reduce import Inconsistent, radical, bounded_by, has_atoms, reduce_modulo
 
 
 @dataclass
@@ -101,18 +101,6 @@ def _gap(f):
     g = as_expr(f.lhs) - as_expr(f.rhs)
     g = g if f.rel == ">" else -g
     return None if g.has(E, DSum, sympy.Sum) else g
-
-
-def _radical(p):
-    """The square-free part of a fact polynomial: g^2 h = 0 gives g h = 0 (in any integral domain), so
-    E[Z]^2 = 0 gives E[Z] = 0.  Only for small polynomials; otherwise the fact as it is."""
-    if p == 0 or not isinstance(p, (sympy.Add, sympy.Mul, sympy.Pow)) or len(sympy.Add.make_args(p)) > 30:
-        return p
-    try:
-        q = sympy.sqf_part(p)
-    except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
-        return p
-    return q if q != 0 else p
 
 
 def free_indices(exprs, decls: Decls) -> list:
@@ -328,7 +316,7 @@ class LinkProver:
                                 got.append(nz.expr(b * side))
                             except KernelLimit:
                                 pass
-                        got = [_radical(g) for g in got] + self._even_moment_zero(nz, f, asg)
+                        got = [radical(g) for g in got] + self._even_moment_zero(nz, f, asg)
                         self._inst_cache[key] = got
                     out.extend(g for g in got if g != 0)
         finally:

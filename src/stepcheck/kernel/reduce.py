@@ -16,10 +16,11 @@ from contextlib import contextmanager
 from functools import lru_cache
 
 import sympy
-from sympy import QQ, groebner, reduced
+from sympy import QQ, groebner
 from sympy.polys.orderings import ProductOrder, grevlex
 from sympy.polys.polyerrors import PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed
 from sympy.polys.polytools import parallel_poly_from_expr
+from sympy.polys.rings import PolyRing
 
 from .groups import linked_groups
 from ..terms.facts import KernelLimit
@@ -31,8 +32,10 @@ class Inconsistent(Exception):
 
 
 def _num_den(x):
-    if not x.has(sympy.Pow) and not x.is_Rational:
-        return x, sympy.Integer(1)
+    """(numerator, denominator) of ``x``; without a negative or unknown power nothing is put over a common
+    denominator (a rational factor is harmless: over QQ it changes neither the ideal nor the remainder)."""
+    if x.is_Rational or all(p.exp.is_nonnegative for p in x.atoms(sympy.Pow)):
+        return (sympy.expand(x) if x.has(sympy.Pow) else x), sympy.Integer(1)
     n, d = sympy.fraction(sympy.together(x))
     return sympy.expand(n), d
 
@@ -121,10 +124,30 @@ def _groebner(polys: list, gens: tuple, order):
 
 
 @lru_cache(maxsize=4096)
-def _basis(polys: tuple, gens: tuple):
+def _basis(polys: tuple, gens: tuple) -> tuple:
+    """The reduced Gröbner basis of ``polys`` over ``gens``: (its expressions, its elements of the ring)."""
     _guard(polys, gens)
-    G = _groebner(list(polys), gens, _monomial_order(gens))
-    return tuple(G.exprs)
+    order = _monomial_order(gens)
+    G = _groebner(list(polys), gens, order)
+    ring = PolyRing(gens, QQ, order)
+    return tuple(G.exprs), tuple(ring.from_dict(P.rep.to_dict(), QQ) for P in G.polys)
+
+
+@lru_cache(maxsize=2048)
+def _system(facts: frozenset):
+    """The facts' polynomial system, built once per fact set: (generators in elimination order, the basis
+    in the ring over them), or None when the facts are not polynomials over QQ."""
+    fn = tuple(sorted({_num_den(f)[0] for f in facts}, key=sympy.default_sort_key))
+    _size_guard(fn)
+    try:
+        _, opt = parallel_poly_from_expr(list(fn), domain=QQ)
+    except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
+        return None
+    gens = _order_gens(opt.gens)
+    if not gens:
+        return (), (sympy.Integer(1),) if any(f != 0 for f in fn) else ()
+    exprs, elements = _basis(fn, gens)
+    return gens, exprs if list(exprs) == [1] else elements
 
 
 def reduce_modulo(p, facts) -> sympy.Expr:
@@ -142,29 +165,80 @@ def reduce_modulo(p, facts) -> sympy.Expr:
 
 @lru_cache(maxsize=2048)
 def _reduce_modulo(p, facts: frozenset) -> sympy.Expr:
-    if not facts:
-        return p
+    """In the ring: the basis is the facts' alone, over their own generators, computed once per fact set.
+
+    A Gröbner basis G of the facts' ideal I in QQ[x] is one of I QQ[x, y] for any order on QQ[x, y]
+    that restricts to G's order on QQ[x] (its S-polynomials never leave QQ[x]); ``_order_gens`` and
+    ``_monomial_order`` restrict that way, so the remainder is the one a basis over the generators of
+    ``p`` and the facts together would give, without recomputing a basis for each ``p``.
+    """
     if p == 0:
         basis_of(facts)  # still report inconsistency
         return p
     pn, pd = _num_den(p)
-    fn = tuple(sorted({_num_den(f)[0] for f in facts}, key=sympy.default_sort_key))
-    _size_guard(fn)
+    system = _system(facts)
+    if system is None:
+        return p
+    fgens, G = system
+    if pn.is_number:  # a number is its own remainder modulo any ideal but the unit one
+        if fgens and list(G) == [1]:
+            raise Inconsistent()
+        return p
     try:
-        polys, opt = parallel_poly_from_expr([pn, *fn], domain=QQ)
+        (P,), opt = parallel_poly_from_expr([pn], domain=QQ)
     except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
         return p
-    gens = _order_gens(opt.gens)
-    if not gens:
-        return p
-    G = _basis(fn, gens)
     if list(G) == [1]:
         raise Inconsistent()
+    if not G:
+        return p
+    gens = _order_gens(tuple(set(fgens) | set(opt.gens)))
+    ring = _ring(gens)
     try:
-        _, r = reduced(pn, list(G), *gens, order=_monomial_order(gens), domain=QQ)
+        f = ring.from_dict(_embed(P.rep.to_dict(), opt.gens, gens), QQ)
+        r = f.rem(_basis_in(facts, gens)).as_expr()
     except (ZeroDivisionError, PolynomialError, CoercionFailed, NotImplementedError):
         return p  # no reduction is always sound (the link may stay unproved)
     return r / pd if pd != 1 else r
+
+
+@lru_cache(maxsize=256)
+def _ring(gens: tuple) -> PolyRing:
+    return PolyRing(gens, QQ, _monomial_order(gens))
+
+
+def _embed(terms: dict, old: tuple, new: tuple) -> dict:
+    """Exponent vectors over the generators ``old`` rewritten over ``new`` (a superset), by position."""
+    where = {g: k for k, g in enumerate(new)}
+    slots = [where[g] for g in old]
+    out = {}
+    for m, c in terms.items():
+        e = [0] * len(new)
+        for k, x in zip(slots, m):
+            e[k] = x
+        out[tuple(e)] = c
+    return out
+
+
+@lru_cache(maxsize=2048)
+def _basis_in(facts: frozenset, gens: tuple) -> list:
+    """The facts' basis as elements of the ring over ``gens`` (their generators and more)."""
+    fgens, G = _system(facts)
+    ring = _ring(gens)
+    return [ring.from_dict(_embed(dict(g), fgens, gens), QQ) for g in G]
+
+
+@lru_cache(maxsize=4096)
+def radical(p):
+    """The square-free part of a fact polynomial: g^2 h = 0 gives g h = 0 (in any integral domain), so
+    E[Z]^2 = 0 gives E[Z] = 0.  Only for small polynomials; otherwise the fact as it is."""
+    if p == 0 or not isinstance(p, (sympy.Add, sympy.Mul, sympy.Pow)) or len(sympy.Add.make_args(p)) > 30:
+        return p
+    try:
+        q = sympy.sqf_part(p)
+    except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
+        return p
+    return q if q != 0 else p
 
 
 def basis_of(facts) -> tuple:
@@ -199,7 +273,7 @@ def _group_basis(group: tuple) -> tuple:
         polys, opt = parallel_poly_from_expr(list(group), domain=QQ)
     except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
         return ()
-    return _basis(tuple(group), _order_gens(opt.gens))
+    return _basis(tuple(group), _order_gens(opt.gens))[0]
 
 
 def _components(polys) -> list:
@@ -207,6 +281,7 @@ def _components(polys) -> list:
     return [tuple(polys[k] for k in g) for g in linked_groups([p.free_symbols for p in polys])]
 
 
+@lru_cache(maxsize=4096)
 def _monomial_order(gens):
     """An elimination order: moment atoms (first in ``gens``) before parameters, grevlex within each block.
 
@@ -231,5 +306,5 @@ def _order_gens(gens) -> tuple:
 
 def clear_caches() -> None:
     """Forget every memoised basis and remainder (benchmarks measure without them)."""
-    for f in (_basis, _reduce_modulo, _group_basis):
+    for f in (_basis, _system, _basis_in, _ring, _reduce_modulo, _group_basis, _monomial_order, radical):
         f.cache_clear()

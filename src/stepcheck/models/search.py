@@ -9,6 +9,7 @@ models of a set of facts for the soundness cross-check.
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import time
 from dataclasses import dataclass
@@ -405,7 +406,7 @@ def find_counterexample(lhs, rhs, decls: Decls, keep: dict, drop: dict | None = 
     tried = 0
     notes = []
     dim_list = _dim_assignments(dims, exprs, decls)
-    param_choices = list(itertools.product(*[_param_values(p) for p in params]))[:6] or [()]
+    param_choices = list(itertools.islice(itertools.product(*[_param_values(p) for p in params]), 6)) or [()]
     plan = [(d, dict(zip(params, pc))) for pc in param_choices for d in dim_list]
     per = max(seconds / max(len(plan), 1), 0.05)
     rounds = [False, True]  # structured candidates first, then random ones
@@ -509,8 +510,9 @@ def random_models(decls: Decls, facts: dict, n: int = 3, seed: int = 0, *, exprs
     free_all = _index_syms(list(exprs), decls)
     # parameter values: every combination of the small values when there are few (an equation
     # between reals such as c^2 + s^2 = 1 is met by few of them), else random choices
-    combos = list(itertools.product(*[_param_values(p) for p in params])) if params else [()]
-    if len(combos) <= 64:
+    few = math.prod(len(_param_values(p)) for p in params) <= 64  # not listed when they are many
+    if few:
+        combos = list(itertools.product(*[_param_values(p) for p in params])) if params else [()]
         rng.shuffle(combos)
         pmaps = [dict(zip(params, c)) for c in combos]
     else:
