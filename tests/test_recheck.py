@@ -335,13 +335,12 @@ def test_pointwise_cross_check_catches_a_wrong_derivative_and_passes_a_right_one
 
 
 def test_sample_product_lists_small_products_and_draws_from_large_ones():
-    """Points for the pointwise check: a product of 3^14 choices is drawn from, never listed (it took
-    seconds and gigabytes); a small one is shuffled whole, as before."""
+    """Points for the pointwise check: a large product of choices is drawn from, never listed (listing
+    4^12 took seconds and gigabytes); a small one is shuffled whole, as before."""
     import itertools
     import random
-    import time
 
-    from stepcheck.judge.pointwise import LISTED, sample_product
+    from stepcheck.judge.pointwise import sample_product
 
     small = [(1, 2), ("a", "b", "c")]
     got = sample_product(small, 4, random.Random(3))
@@ -349,13 +348,10 @@ def test_sample_product_lists_small_products_and_draws_from_large_ones():
     random.Random(3).shuffle(want)
     assert got == want[:4]
     assert sample_product(small, 100, random.Random(3)) == want  # fewer than asked: all of them
-    big = [(0, 1, 2)] * 14
-    assert 3 ** 14 > LISTED
-    t = time.perf_counter()
+    big = [(0, 1, 2)] * 200  # 3^200 combinations: listing them could never finish
     drawn = sample_product(big, 8, random.Random(5))
-    assert time.perf_counter() - t < 1.0  # generous: listing them takes several seconds
     assert len(drawn) == len(set(drawn)) == 8
-    assert all(len(c) == 14 and set(c) <= {0, 1, 2} for c in drawn)
+    assert all(len(c) == 200 and set(c) <= {0, 1, 2} for c in drawn)
     assert drawn == sample_product(big, 8, random.Random(5))  # deterministic for a seed
     assert sample_product([], 8, random.Random(1)) == [()]
 

@@ -57,8 +57,13 @@ def sample_product(choices: list, k: int, rng: random.Random) -> list:
         combos = list(itertools.product(*choices))
         rng.shuffle(combos)
         return combos[:k]
+    drawn: list = []
+    while len(drawn) < min(k, LISTED):  # distinct numbers below size (> LISTED: this ends quickly)
+        n = rng.randrange(size)
+        if n not in drawn:
+            drawn.append(n)
     out = []
-    for n in rng.sample(range(size), k):
+    for n in drawn:
         combo = []
         for c in reversed(choices):
             n, r = divmod(n, len(c))
