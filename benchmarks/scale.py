@@ -5,6 +5,7 @@
 Measures, on ``derivations/`` (the shipped folder) and on a generated corpus:
 
 * ``verify DIR`` cold (empty cache directory) versus warm (the same directory again);
+* ``verify DIR`` cold versus after a one-line edit of every file (the link cache);
 * ``verify -j 1`` versus ``-j 2`` (no cache);
 * ``pytest derivations/ -n 0`` versus ``-n 2`` (the plugin keeps a file's steps on one worker);
 * the cache's size per link;
@@ -85,6 +86,26 @@ def case_cache(target: str, runs: int) -> dict:
     return {"cold": c, "warm": w, "speedup": c / w, "bytes": size, "links": links}
 
 
+def case_edit(target: str, runs: int) -> dict:
+    """A copy of ``target`` checked once into an empty cache, then a comment line put at the top of every
+    file (each file's key changes, each link moves one line down) and checked again: the second run
+    re-reads every unchanged link from the link cache instead of checking it."""
+    cold, edited = [], []
+    for _ in range(runs):
+        tmp = Path(tempfile.mkdtemp(prefix="stepcheck-edit-"))
+        try:
+            copy, d = tmp / "derivations", tmp / "cache"
+            shutil.copytree(ROOT / target, copy)
+            cold.append(wall(verify("--cache-dir", str(d), str(copy))))
+            for f in sorted(copy.rglob("*.step")):
+                f.write_text("# edited\n" + f.read_text(encoding="utf-8"), encoding="utf-8")
+            edited.append(wall(verify("--cache-dir", str(d), str(copy))))
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    c, e = statistics.median(cold), statistics.median(edited)
+    return {"cold": c, "edited": e, "speedup": c / e}
+
+
 def case_start(runs: int) -> dict:
     """``verify derivations/var_dot.step`` cold (no cache) and from the cache, against a floor that starts
     Python, imports sympy and lark and leaves with ``os._exit`` (as ``verify`` does)."""
@@ -121,7 +142,7 @@ def fmt(s: float) -> str:
 
 def render(res: dict, runs: int, total: float) -> str:
     d, g, j, p, st = res["derivations"], res["generated"], res["jobs"], res["pytest"], res["start"]
-    k = res["kernel"]
+    k, e = res["kernel"], res["edit"]
     differ = ", ".join(f"`{f}`" for f in k["differ"]) or "none"
     return f"""# Scaling: cache, processes, pytest-xdist
 
@@ -133,6 +154,7 @@ Medians of {runs} runs of whole processes (wall clock; the machine may be shared
 |---|---|
 | `verify derivations/`, cold (empty cache) | {fmt(d['cold'])} |
 | `verify derivations/`, warm (from the cache) | {fmt(d['warm'])} ({d['speedup']:.1f}× faster) |
+| `verify derivations/` after a comment line is put at the top of every file (link cache) | {fmt(e['edited'])} ({e['speedup']:.1f}× faster than its cold run, {fmt(e['cold'])}) |
 | `verify` on {res['n_generated']} generated files, cold | {fmt(g['cold'])} |
 | `verify` on {res['n_generated']} generated files, warm | {fmt(g['warm'])} ({g['speedup']:.1f}× faster) |
 | cache size, `derivations/` | {d['bytes'] / 1024:.0f} KiB for {d['links']} links ({d['bytes'] / max(d['links'], 1):.0f} bytes per link) |
@@ -147,9 +169,14 @@ Medians of {runs} runs of whole processes (wall clock; the machine may be shared
 | the same, this tree | {fmt(k['after'])} ({k['speedup']:.2f}× faster; issue 20 asks ≥ 5×) |
 | links with the same status, rules and uses as {k['base']} | {k['same']} of {k['files']} files identical; differing: {differ} |
 
-The cache's key is the file's text, its reported name, the options, the versions of stepcheck,
-sympy, lark and Python, and a digest of stepcheck's own sources (the rule set); see
-`src/stepcheck/cache.py`. A run served from the cache starts Python, reads and hashes the files and
+The cache has two levels. A file's key is its text, its reported name, the options, the versions
+of stepcheck, sympy, lark and Python, and a digest of stepcheck's own sources (the rule set); see
+`src/stepcheck/cache.py`. When a file's key misses, each link is looked up by its own key
+(`src/stepcheck/link_cache.py`): the same versions, rule set and options, the text of every
+statement before the link that is not a step (declarations, assumptions, definitions), the link's
+own lines, its two sides as elaborated, and the statement and facts of every step it cites, so a
+changed assumption re-checks every link after it (`tests/test_link_cache.py`). A run served from
+the file cache starts Python, reads and hashes the files and
 prints the report; it imports neither sympy nor lark, hence below the floor. Under `pytest -n 2` the plugin schedules the steps of one file on one
 worker, so each file is checked once (`tests/test_plugin.py`).
 
@@ -177,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         corpus = generated(args.generated, Path(tmp) / "corpus")
         res["generated"] = case_cache(str(corpus), 1)
+    res["edit"] = case_edit("derivations", 1)
     res["start"] = case_start(max(args.runs, 5))
     res["jobs"] = case_jobs("derivations", args.runs)
     res["pytest"] = case_pytest(args.runs)

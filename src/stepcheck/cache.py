@@ -9,8 +9,10 @@ The key of a file is the SHA-256 of everything its report depends on:
   grammar, so that any change to the kernel, the checker or the printers starts afresh.
 
 A ``.step`` file has no imports, so its text and the options are its whole scope: a
-changed assumption changes the key of the file, and every link of it is checked again.
-(The granularity is the file, not the link: editing one step re-checks the file.)
+changed assumption changes the key of the file. A file whose key misses is checked with a
+:class:`stepcheck.link_cache.LinkStore` under the same directory: each link has its own key
+(its text, its elaborated sides, everything before it that is not a step, the steps it cites),
+so an edit re-checks only the links it affects.
 
 An entry is JSON, never pickle: a cache directory may be shared (copied between CI
 machines), so an entry is data that is parsed and validated, never code that runs.  It is
@@ -30,18 +32,15 @@ the Python API do not use the cache.
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
-import sys
 from pathlib import Path
 
 from .atomic import atomic_write
+from .cache_codec import FORMAT, _classes, base_parts, decode, encode, rule_set  # noqa: F401 - re-exported
 
-FORMAT = 1
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
-_fingerprint: str | None = None
 
 
 def default_dir() -> Path:
@@ -49,90 +48,13 @@ def default_dir() -> Path:
     return Path(base) / "stepcheck"
 
 
-def rule_set() -> str:
-    """A digest of the package's own source files and grammar (computed once per process)."""
-    global _fingerprint
-    if _fingerprint is None:
-        from .parser import _grammar_text
-
-        root = Path(__file__).resolve().parent
-        h = hashlib.sha256(_grammar_text().encode())
-        for f in sorted(root.rglob("*.py")):
-            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes())
-        _fingerprint = h.hexdigest()
-    return _fingerprint
-
-
-def _version(dist: str) -> str:
-    """A distribution's version from its metadata: a cache hit never imports sympy or lark."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version(dist)
-    except PackageNotFoundError:  # not installed as a distribution: import it to ask
-        import importlib
-
-        return getattr(importlib.import_module(dist), "__version__", "?")
-
-
 def key(text: str, path: str, options) -> str:
-    from . import __version__
-
-    parts = {
-        "format": FORMAT, "stepcheck": __version__, "sympy": _version("sympy"), "lark": _version("lark"),
-        "python": sys.version, "rules": rule_set(), "path": path,
-        "options": {f: getattr(options, f) for f in ("strict", "timeout", "why", "cross_check")},
-    }
+    parts = dict(base_parts(options), path=path)
     h = hashlib.sha256(json.dumps(parts, sort_keys=True).encode())
     h.update(b"\0")
     h.update(text.encode("utf-8", errors="surrogatepass"))
     return h.hexdigest()
 
-
-# ---------------------------------------------------------------- encoding (a whitelist of classes)
-
-
-def _classes() -> dict:
-    from .errors import Diagnostic, Span
-    from .results import AssumptionInfo, FileReport, LinkResult, StepResult, Use
-
-    return {c.__name__: c for c in (Span, Diagnostic, AssumptionInfo, Use, LinkResult, StepResult, FileReport)}
-
-
-def encode(x):
-    if dataclasses.is_dataclass(x) and not isinstance(x, type):
-        out = {"__t": type(x).__name__}
-        for f in dataclasses.fields(x):
-            if f.compare:  # lhs_expr, rhs_expr, program: sympy objects and the syntax tree are not kept
-                out[f.name] = encode(getattr(x, f.name))
-        return out
-    if isinstance(x, (list, tuple)):
-        return [encode(v) for v in x]
-    if isinstance(x, dict):
-        return {"__d": [[encode(k), encode(v)] for k, v in x.items()]}
-    if x is None or isinstance(x, (str, int, float, bool)):
-        return x
-    raise TypeError(f"cannot cache a {type(x).__name__}")
-
-
-def decode(x, classes: dict):
-    if isinstance(x, list):
-        return [decode(v, classes) for v in x]
-    if isinstance(x, dict):
-        if set(x) == {"__d"}:
-            return {decode(k, classes): decode(v, classes) for k, v in x["__d"]}
-        cls = classes[x["__t"]]  # KeyError: not a class of ours
-        names = {f.name for f in dataclasses.fields(cls) if f.compare}
-        fields = {k: decode(v, classes) for k, v in x.items() if k != "__t"}
-        if not set(fields) <= names:
-            raise ValueError("unknown field")
-        return cls(**fields)
-    if x is None or isinstance(x, (str, int, float, bool)):
-        return x
-    raise ValueError("not an entry")
-
-
-# ---------------------------------------------------------------- the store
 
 
 class Cache:
@@ -142,6 +64,7 @@ class Cache:
         self.dir = Path(directory)
         self.max_bytes = max_bytes
         self.hits = self.misses = self.ignored = 0
+        self.links = None  # the link-level store (link_cache.LinkStore) under the same directory
 
     def _path(self, k: str) -> Path:
         return self.dir / k[:2] / f"{k}.json"
@@ -182,7 +105,8 @@ class Cache:
     def prune(self) -> int:
         """Delete the oldest entries until the directory is under ``max_bytes``; returns how many went."""
         try:
-            entries = [(e.stat().st_mtime, e.stat().st_size, e) for e in self.dir.glob("*/*.json")]
+            entries = [(e.stat().st_mtime, e.stat().st_size, e)
+                       for pattern in ("*/*.json", "links/*/*.json") for e in self.dir.glob(pattern)]
         except OSError:
             return 0
         total = sum(s for _, s, _ in entries)
@@ -218,7 +142,12 @@ def check_file(path: str, options, cache: Cache | None):
     rep = cache.get(k)
     if rep is not None:
         return rep
-    rep = check(path, options)
+    from .link_cache import LinkStore, using  # a changed file: its unchanged links are read
+
+    if cache.links is None:
+        cache.links = LinkStore(cache.dir)
+    with using(cache.links):
+        rep = check(path, options)
     if not rep.fatal:
         cache.put(k, rep)
     return rep

@@ -20,18 +20,18 @@ from sympy import IndexedBase, KroneckerDelta, Symbol
 from . import syntax as S
 from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family, fact_kind
 from .uses import domain_uses, fill_uses
-from .errors import Diagnostic, Span, StepError, closest, error
+from .errors import Diagnostic, Span, StepError, clip, closest, error
 from .judge import settle, settle_step
 from .judge.link import LinkJudgement, judge_link
 from .matrices import Mat, MatrixDecl, entrywise
 from .kernel import LinkProver
 from .kernel.rules import RULES
+from .link_cache import judged
 from .options import Options
 from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult
 from .state import FileState
 from .terms.facts import Deadline, Decls, EqFact, IneqFact, Limits
 from .terms.objects import SD, Cov, E, Var
-from .errors import clip
 
 MAX_STEPS = 2000
 REL_TEXT = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "!=": "≠", "≈": "≈"}
@@ -148,8 +148,7 @@ class Checker:
                 random_families=frozenset(n for n, f in scope.families.items() if f.random),
                 index_ranges=dict(scope.index_ranges),
                 family_ranges={n: (f.lo, f.hi) for n, f in scope.families.items()},
-                order={n: k for k, n in enumerate(scope.spans)},
-            )
+                order={n: k for k, n in enumerate(scope.spans)})
             # a live view: facts added later are seen without rebuilding the prover (and its caches)
             self._prover = LinkProver(decls, ChainMap(self.state.facts, self.state.step_facts), self.limits)
         return self._prover
@@ -536,9 +535,12 @@ class Checker:
         if bad:
             lr.message = "not checked: a reference is unknown (see above)"
             return
-        j = judge_link(self.state, self.prover, lhs, rhs, lk.rel, cited, lk.has_by, self.deadline(),
-                       cross_check=self.options.cross_check, seed_parts=(lr.lhs, lr.rhs, lr.index))
-        self.diagnose(lr, lk, j, cited, cited_rules)
+        def judge():  # through the link cache (link_cache.py): an unchanged link in an unchanged scope is read
+            j = judge_link(self.state, self.prover, lhs, rhs, lk.rel, cited, lk.has_by, self.deadline(),
+                           cross_check=self.options.cross_check, seed_parts=(lr.lhs, lr.rhs, lr.index))
+            self.diagnose(lr, lk, j, cited, cited_rules)
+            return j
+        judged(self, lr, lk, lhs, rhs, cited, judge)
 
     def diagnose(self, lr: LinkResult, lk: S.Link, j: LinkJudgement, cited, cited_rules):
         """Fill the link's result and diagnostics from the judge's judgement."""

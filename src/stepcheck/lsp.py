@@ -40,6 +40,7 @@ def _server():  # noqa: C901 - one closure per LSP feature
     from . import __version__
     from .checker import check_text
     from .errors import StepError
+    from .link_cache import LinkStore, using
     from .lsp_index import DocIndex
     from .options import Options
     from .parser import parse
@@ -47,6 +48,11 @@ def _server():  # noqa: C901 - one closure per LSP feature
 
     server = LanguageServer("stepcheck", __version__)
     worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stepcheck-check")
+    links = LinkStore(memory=20_000)  # re-checking after a keystroke re-judges only the links it can affect
+
+    def check(text, path, options):
+        with using(links):
+            return check_text(text, path, options)
     state: dict[str, dict] = {}  # uri -> {"index": DocIndex, "task": Task, "version": int}
 
     def P(p):
@@ -119,7 +125,7 @@ def _server():  # noqa: C901 - one closure per LSP feature
             if not current(uri, version, text):
                 return
             try:
-                rep = await loop.run_in_executor(worker, lambda o=options: check_text(text, path_of(uri), o))
+                rep = await loop.run_in_executor(worker, lambda o=options: check(text, path_of(uri), o))
             except Exception as e:  # noqa: BLE001 - a bug in the checker: say so, keep serving
                 if current(uri, version, text):
                     publish(uri, version, [T.Diagnostic(
