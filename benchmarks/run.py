@@ -64,6 +64,7 @@ def _env() -> dict:
     env["PYTHONPATH"] = str(SRC) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
     env.setdefault("NO_COLOR", "1")
+    env["STEPCHECK_NO_CACHE"] = "1"  # every case measures checking, not the result cache (benchmarks.scale does)
     return env
 
 

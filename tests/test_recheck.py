@@ -334,6 +334,32 @@ def test_pointwise_cross_check_catches_a_wrong_derivative_and_passes_a_right_one
     assert pointwise_check(decls, lim, 2 * t, "=", {}, seed=2)[1] is not None
 
 
+def test_pointwise_agreement_is_numeric_but_a_disagreement_is_proved():
+    """A point counts as agreeing when the sides agree to AGREE digits (an exact zero is costly to
+    prove); a difference far below float precision is still a disagreement, decided exactly."""
+    import sympy as sp
+
+    from stepcheck.judge import pointwise
+    from stepcheck.judge.pointwise import _agree, pointwise_check
+    from stepcheck.terms.facts import Decls
+
+    x = sp.Symbol("x", positive=True)
+    decls = Decls(set(), set(), {})
+    # log(exp(x) sqrt(x)) = x + log(x)/2: no exact zero for sympy to see at a glance
+    lhs, rhs = sp.log(sp.exp(x) * sp.sqrt(x), evaluate=False), x + sp.log(x) / 2
+    assert _agree(lhs.subs(x, sp.Rational(5, 2)), rhs.subs(x, sp.Rational(5, 2)))
+    done, bad = pointwise_check(decls, lhs, rhs, "=", {}, seed=4)
+    assert bad is None and done > 0
+    tiny = sp.Rational(1, 10 ** 30)  # far below float precision, far above AGREE digits
+    assert not _agree(rhs.subs(x, 2) + tiny, rhs.subs(x, 2))
+    done, bad = pointwise_check(decls, lhs + tiny, rhs, "=", {}, seed=4)
+    assert bad is not None and sp.nsimplify(bad[1] - bad[2]) != 0
+    assert not _agree(sp.I, sp.I) and not _agree(sp.zoo, sp.zoo) and not _agree(sp.nan, sp.nan)
+    # a strict inequality between equal sides is decided exactly, never by agreement
+    assert pointwise_check(decls, lhs, rhs, "<", {}, seed=4)[1] is not None
+    assert pointwise.AGREE >= 30
+
+
 def test_sample_product_lists_small_products_and_draws_from_large_ones():
     """Points for the pointwise check: a large product of choices is drawn from, never listed (listing
     4^12 took seconds and gigabytes); a small one is shuffled whole, as before."""
