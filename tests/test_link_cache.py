@@ -44,10 +44,10 @@ def statuses(rep):
 def test_a_moved_file_is_read_whole_with_its_spans_moved():
     store = LinkStore()
     first, hits, misses = through(store, TEXT)
-    assert (hits, misses) == (0, 5) and store.stored == 5
+    assert (hits, misses) == (0, 5 + 1) and store.stored == 5 + 1  # five links, and the assumptions' consistency
     moved = "# a comment\n\n" + TEXT
     rep, hits, misses = through(store, moved)
-    assert (hits, misses) == (5, 0)
+    assert (hits, misses) == (5 + 1, 0)
     assert fields(rep) == fields(check_text(moved, "t.step"))  # identical to a fresh check, spans included
     assert [lk.span.line for st in rep.steps for lk in st.links] == [
         lk.span.line + 2 for st in first.steps for lk in st.links]
@@ -59,7 +59,7 @@ def test_an_edited_link_alone_is_checked_again():
     assert statuses(through(store, TEXT)[0]) == ["holds"] * 5
     edited = TEXT.replace("    = 1 by w", "    = 2 by w")
     rep, hits, misses = through(store, edited)
-    assert (hits, misses) == (4, 1)
+    assert (hits, misses) == (4 + 1, 1)
     assert statuses(rep) == ["holds", "holds", "holds", "fails", "holds"]
     assert fields(rep) == fields(check_text(edited, "t.step"))
 
@@ -70,7 +70,7 @@ def test_a_changed_assumption_rechecks_every_later_link():
     through(store, TEXT)
     mutated = TEXT.replace("Var(X) = 1", "Var(X) = 2")
     rep, hits, misses = through(store, mutated)
-    assert (hits, misses) == (0, 5)
+    assert (hits, misses) == (0, 5 + 1)
     assert statuses(rep)[:2] == ["holds", "fails"]
     assert fields(rep) == fields(check_text(mutated, "t.step"))
 
@@ -85,7 +85,7 @@ def test_a_link_citing_a_changed_step_is_checked_again():
     assert statuses(rep)[1] == "fails" and statuses(rep)[-1] != "holds"
     # read: s's first link and t's two (t shares no name with s); judged again: s's edited link, u (which
     # had s among its candidates: it shares X with it) and z (which cites s)
-    assert (hits, misses) == (3, 3)
+    assert (hits, misses) == (3 + 1, 3)
     assert fields(rep) == fields(check_text(broken, "t.step"))
 
 
@@ -102,7 +102,9 @@ def test_options_are_part_of_the_key():
 def test_a_corrupt_or_forged_entry_is_ignored(tmp_path):
     store = LinkStore(tmp_path)
     good = fields(through(store, TEXT)[0])
-    entries = sorted((tmp_path / "links").glob("*/*.json"))
+    files = sorted((tmp_path / "links").glob("*/*.json"))
+    entries = [e for e in files if "fields" in json.loads(e.read_text(encoding="utf-8"))["entry"]]
+    (other,) = set(files) - set(entries)  # the assumptions' consistency
     assert len(entries) == 5
     entries[0].write_text("{not json", encoding="utf-8")
     data = json.loads(entries[1].read_text(encoding="utf-8"))
@@ -114,9 +116,12 @@ def test_a_corrupt_or_forged_entry_is_ignored(tmp_path):
     data = json.loads(entries[3].read_text(encoding="utf-8"))
     data["entry"]["fields"]["uses"] = [{"__t": "FileReport"}]  # not a class a link entry may hold
     entries[3].write_text(json.dumps(data), encoding="utf-8")
+    data = json.loads(other.read_text(encoding="utf-8"))
+    data["entry"] = json.loads(entries[4].read_text(encoding="utf-8"))["entry"]  # a link's entry in its place
+    other.write_text(json.dumps(data), encoding="utf-8")
     fresh = LinkStore(tmp_path)
     rep, hits, misses = through(fresh, TEXT)
-    assert fresh.ignored == 4 and hits == 1
+    assert fresh.ignored == 5 and hits == 1
     assert fields(rep) == good
 
 
@@ -138,8 +143,60 @@ def test_verify_re_reads_the_unchanged_links_of_an_edited_file(tmp_path):
     C.check_file(str(f), Options(), c)
     f.write_text(TEXT + "step y: E[Y + 2] = 2 by w\n", encoding="utf-8")
     rep = C.check_file(str(f), Options(), c)
-    assert c.hits == 0 and (c.links.hits, c.links.misses) == (5, 5 + 1)  # 5 misses on the first run
+    # first run: 5 links and the consistency missed; second: both read back, step y checked
+    assert c.hits == 0 and (c.links.hits, c.links.misses) == (5 + 1, 6 + 1)
     assert statuses(rep) == ["holds"] * 6
     assert C.Cache(tmp_path / "cache").prune() == 0  # link entries are counted under the size bound
     small = C.Cache(tmp_path / "cache", max_bytes=1)
     assert small.prune() > 0 and not list((tmp_path / "cache" / "links").glob("*/*.json"))
+
+
+CONTRADICTORY = """random X
+let a: real
+assume v: Var(X) = 1
+assume w: Var(2 X) = 3
+step s: Var(a X) = a^2 Var(X) by def Var
+"""
+
+
+def test_the_consistency_of_unchanged_assumptions_is_read_back(monkeypatch):
+    """Where it applies: an edited step re-reads the check of the assumptions (contradiction and all);
+    where it must not: an edited assumption is checked again, and the contradiction goes with it."""
+    import stepcheck.assumptions as A
+
+    calls = []
+    real = A.check_consistency
+    monkeypatch.setattr(A, "check_consistency", lambda *a, **k: calls.append(1) or real(*a, **k))
+    store = LinkStore()
+    first = through(store, CONTRADICTORY)[0]
+    assert [d.code for d in first.diagnostics] == ["E-inconsistent"] and len(calls) == 1
+    edited = CONTRADICTORY.replace("a^2 Var(X)", "a^2 * Var(X)") + "step t: Var(X) = 1 by v\n"
+    rep = through(store, edited)[0]
+    assert len(calls) == 1 and fields(rep) == fields(check_text(edited, "t.step"))
+    assert rep.diagnostics == first.diagnostics and "`w`" in rep.diagnostics[0].title
+    fixed = edited.replace("Var(2 X) = 3", "Var(2 X) = 4")
+    rep = through(store, fixed)[0]
+    assert len(calls) == 3  # checked again (and once more by the fresh check above)
+    assert not rep.diagnostics and statuses(rep) == ["holds", "holds"]
+
+
+def test_a_late_assumption_is_keyed_with_what_precedes_it():
+    """An assumption after a step is checked with its group; changing it alone re-checks it."""
+    text = "random X\nassume v: Var(X) = 1\nstep s: Var(X) = 1 by v\nassume w: Var(2 X) = 4\n"
+    store = LinkStore()
+    assert not through(store, text)[0].diagnostics
+    bad = text.replace("= 4", "= 5")
+    rep = through(store, bad)[0]
+    assert [d.code for d in rep.diagnostics] == ["E-inconsistent"]
+    assert fields(rep) == fields(check_text(bad, "t.step"))
+
+
+def test_a_judgement_near_the_time_limit_is_not_stored():
+    """What a time budget decided is not a property of the link: with a budget every check exceeds
+    half of, nothing is stored (and nothing is read back on the next run)."""
+    store = LinkStore()
+    with using(store):
+        check_text(TEXT, "t.step", Options(timeout=1e-6))
+    assert store.stored == 0
+    rep, hits, misses = through(store, TEXT)
+    assert hits == 0 and statuses(rep) == ["holds"] * 5

@@ -32,10 +32,12 @@ def consistency(checker, new_label: str | None = None):
         group = set(state.relevant_facts(names)) | {new_label}
         facts = {lab: fs for lab, fs in state.facts.items() if lab in group}
     from .distributions import higher_moment_facts
+    from .link_cache import consistent
 
     facts = {**facts, **higher_moment_facts(state, facts)}
-    try:
-        bad = check_consistency(checker.prover.decls, facts, checker.limits, cache=state.consistency_cache)
+    try:  # through the link cache: the same statements give the same facts
+        bad = consistent(checker, new_label, lambda: check_consistency(checker.prover.decls, facts, checker.limits,
+                                                                       cache=state.consistency_cache))
     except KernelLimit as e:  # too large to check: say so (links resting on them hit the same limit: unknown)
         if any(d.code == "W-unchecked-assumptions" for d in checker.rep.diagnostics):
             return  # said once per file

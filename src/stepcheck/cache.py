@@ -37,8 +37,8 @@ import json
 import os
 from pathlib import Path
 
-from .atomic import atomic_write
-from .cache_codec import FORMAT, _classes, base_parts, decode, encode, rule_set  # noqa: F401 - re-exported
+from .cache_codec import (BAD_ENTRY, FORMAT, _classes, base_parts, decode, encode, load_entry,  # noqa: F401
+                          rule_set, store_entry)
 
 DEFAULT_MAX_BYTES = 200 * 1024 * 1024
 
@@ -73,20 +73,15 @@ class Cache:
         """The cached report for key ``k``, or None (absent, unreadable, corrupt or foreign: ignored)."""
         from .results import FileReport
 
-        p = self._path(k)
         try:
-            raw = p.read_bytes()
-        except OSError:
-            self.misses += 1
-            return None
-        try:
-            data = json.loads(raw)
-            if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == k):
-                raise ValueError("foreign entry")
-            rep = decode(data["report"], _classes())
+            data = load_entry(self._path(k), k, "report")
+            if data is None:
+                self.misses += 1
+                return None
+            rep = decode(data, _classes())
             if not isinstance(rep, FileReport):
                 raise ValueError("not a report")
-        except (ValueError, KeyError, TypeError, RecursionError, AttributeError):
+        except BAD_ENTRY:
             self.ignored += 1
             return None
         self.hits += 1
@@ -95,10 +90,7 @@ class Cache:
     def put(self, k: str, report) -> None:
         """Store ``report`` under ``k`` atomically; a cache that cannot be written is skipped silently."""
         try:
-            blob = json.dumps({"format": FORMAT, "key": k, "report": encode(report)}, ensure_ascii=False)
-            p = self._path(k)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(str(p), blob)
+            store_entry(self._path(k), k, "report", encode(report))
         except (OSError, TypeError, ValueError):
             return
 

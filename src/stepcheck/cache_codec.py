@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import json
 import sys
 from pathlib import Path
 
@@ -98,3 +99,29 @@ def decode(x, classes: dict):
 
 
 # ---------------------------------------------------------------- the store
+
+
+#: what reading a corrupt or foreign entry raises: the entry is ignored
+BAD_ENTRY = (ValueError, KeyError, TypeError, RecursionError, AttributeError)
+
+
+def load_entry(path: Path, k: str, field: str):
+    """The ``field`` of the entry at ``path`` written under key ``k``, still encoded; None when the file
+    cannot be read; one of :data:`BAD_ENTRY` when it is not JSON, of another format or of another key."""
+    try:
+        raw = path.read_bytes()
+    except OSError:
+        return None
+    data = json.loads(raw)
+    if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == k):
+        raise ValueError("foreign entry")
+    return data[field]
+
+
+def store_entry(path: Path, k: str, field: str, value) -> None:
+    """Write ``value`` (encoded) at ``path`` under key ``k``, atomically; OSError when it cannot."""
+    from .atomic import atomic_write
+
+    blob = json.dumps({"format": FORMAT, "key": k, field: value}, ensure_ascii=False)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(str(path), blob)

@@ -28,7 +28,11 @@ The value is what checking the link wrote into its :class:`~stepcheck.results.Li
 diagnostics it added (a cross-check warning).  Spans are stored relative to the link's first
 line, so a link moved by an edit above it is answered with its spans where it now is; an
 entry with a span outside its link is not stored.  A judgement that hit a resource limit of
-the kernel is not stored (a faster machine may prove it).
+the kernel, or took half the time budget or more, is not stored (a faster machine may prove it).
+
+The check of the assumptions for contradictions (:func:`consistent`) goes through the same
+store, keyed by the same versions and the text of every statement that is not a step up to the
+assumption checked; it is stored only when it finished within half the time budget.
 
 Entries live in memory (bounded, least recently used first) and, with a directory, as JSON
 files under ``DIR/links/`` (written atomically, read as data through a whitelist of classes,
@@ -41,8 +45,11 @@ import hashlib
 import json
 import re
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
+
+from .cache_codec import BAD_ENTRY
 
 FORMAT = 1
 # the fields of a LinkResult that checking the link fills (the others are set before, from the source)
@@ -68,8 +75,9 @@ class LinkStore:
     def _path(self, k: str) -> Path:
         return self.dir / k[:2] / f"{k}.json"
 
-    def get(self, k: str):
-        """The entry for ``k`` (a dict of encoded fields), or None."""
+    def get(self, k: str, validate=None):
+        """The entry for ``k`` (a dict of encoded fields), or None.  ``validate(entry)`` raises for an entry
+        read from disk that is not of the kind asked for (default: a link's entry)."""
         entry = self._mem.get(k)
         if entry is not None:
             self._mem.move_to_end(k)
@@ -78,18 +86,16 @@ class LinkStore:
         if self.dir is None:
             self.misses += 1
             return None
+        from .cache_codec import load_entry
+
         try:
-            raw = self._path(k).read_bytes()
-        except OSError:
-            self.misses += 1
-            return None
-        try:
-            data = json.loads(raw)
-            if not (isinstance(data, dict) and data.get("format") == FORMAT and data.get("key") == k):
-                raise ValueError("foreign entry")
-            entry = data["entry"]
-            _decode_entry(entry, "<check>", 1)  # validated now: a bad entry is a miss, never an error later
-        except (ValueError, KeyError, TypeError, RecursionError, AttributeError):
+            entry = load_entry(self._path(k), k, "entry")
+            if entry is None:
+                self.misses += 1
+                return None
+            # validated now: a bad entry is a miss, never an error later
+            (validate or (lambda e: _decode_entry(e, "<check>", 1)))(entry)
+        except BAD_ENTRY:
             self.ignored += 1
             return None
         self._remember(k, entry)
@@ -101,12 +107,10 @@ class LinkStore:
         self.stored += 1
         if self.dir is None:
             return
-        from .atomic import atomic_write
+        from .cache_codec import store_entry
 
         try:
-            p = self._path(k)
-            p.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(str(p), json.dumps({"format": FORMAT, "key": k, "entry": entry}, ensure_ascii=False))
+            store_entry(self._path(k), k, "entry", entry)
         except (OSError, TypeError, ValueError):
             return
 
@@ -262,18 +266,82 @@ def judged(ck, lr, lk, lhs, rhs, cited, judge) -> None:
     if entry is not None:
         try:
             fields, added = _decode_entry(entry, lk.span.file, lk.span.line)
-        except (ValueError, KeyError, TypeError, RecursionError, AttributeError):
+        except BAD_ENTRY:
             store.ignored += 1
         else:
             for f, v in fields.items():
                 setattr(lr, f, v)
             ck.rep.diagnostics.extend(added)
             return
-    n0 = len(ck.rep.diagnostics)
+    n0, t0 = len(ck.rep.diagnostics), time.monotonic()
     j = judge()
-    if getattr(j.proof, "limited", False):
-        return  # a resource limit: not a property of the link alone
+    if getattr(j.proof, "limited", False) or time.monotonic() - t0 >= ck.limits.seconds / 2:
+        return  # a resource limit, or close to the time limit: not a property of the link alone
     try:
         store.put(k, snapshot(lr, lk, ck.rep.diagnostics[n0:]))
     except (Uncacheable, TypeError):
         return
+
+
+# ---------------------------------------------------------------- the assumptions' consistency
+
+
+def consistency_key(ck, new_label) -> str:
+    """The key of a consistency check: the versions, rule set and options, the text of every statement that
+    is not a step up to the assumption checked (up to the first step when ``new_label`` is None)."""
+    from . import syntax as S
+    from .cache_codec import base_parts
+
+    state, prog = ck.state, ck.rep.program
+    if prog is None:
+        raise Uncacheable("no program")
+    if new_label is None:
+        upto = min((st.span.line - 1 for st in prog.statements if isinstance(st, S.Step)), default=None)
+    else:
+        upto = state.labels_span[new_label].line if new_label in state.labels_span else None
+    if upto is None:
+        raise Uncacheable("no position")
+    context = [type(st).__name__ + ":" + state.src(st.span) for st in prog.statements
+               if not isinstance(st, S.Step) and st.span.line <= upto]
+    parts = {"format": FORMAT, "base": base_parts(ck.options), "consistency": new_label, "context": context}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _consistency_value(entry):
+    """The contradiction (or None) an entry holds; raises for anything else."""
+    from .kernel import Contradiction
+
+    v = entry["consistency"]
+    if v is None:
+        return None
+    labels, reason = v["labels"], v["reason"]
+    if not (isinstance(labels, list) and labels and all(isinstance(x, str) for x in labels) and isinstance(reason, str)):
+        raise ValueError("not a consistency entry")
+    return Contradiction(labels, reason)
+
+
+def consistent(ck, new_label, compute):
+    """``compute()`` (the kernel's ``check_consistency`` of the file's facts) through the active store.
+
+    The facts are elaborated from the statements in the key, so equal keys give equal facts.  A result
+    is stored only when the check took less than half the time budget: a contradiction not found for
+    lack of time is not a property of the facts (a KernelLimit or an error is not stored either).
+    """
+    store = getattr(_active, "store", None)
+    if store is None:
+        return compute()
+    try:
+        k = consistency_key(ck, new_label)
+    except Uncacheable:
+        return compute()
+    entry = store.get(k, _consistency_value)
+    if entry is not None:
+        try:
+            return _consistency_value(entry)
+        except BAD_ENTRY:
+            store.ignored += 1
+    t0 = time.monotonic()
+    out = compute()
+    if time.monotonic() - t0 < ck.limits.seconds / 2:
+        store.put(k, {"consistency": None if out is None else {"labels": list(out), "reason": out.reason}})
+    return out
