@@ -175,7 +175,9 @@ of stepcheck, sympy, lark and Python, and a digest of stepcheck's own sources (t
 (`src/stepcheck/link_cache.py`): the same versions, rule set and options, the text of every
 statement before the link that is not a step (declarations, assumptions, definitions), the link's
 own lines, its two sides as elaborated, and the statement and facts of every step it cites, so a
-changed assumption re-checks every link after it (`tests/test_link_cache.py`). A run served from
+changed assumption re-checks every link after it (`tests/test_link_cache.py`). The edited run
+still parses and elaborates every file and re-runs what the link cache does not hold: `simulate`
+and numeric statements, and links that hit a limit or took half the time budget. A run served from
 the file cache starts Python, reads and hashes the files and
 prints the report; it imports neither sympy nor lark, hence below the floor. Under `pytest -n 2` the plugin schedules the steps of one file on one
 worker, so each file is checked once (`tests/test_plugin.py`).
@@ -186,8 +188,9 @@ The kernel rows come from `python -m benchmarks.kernel_time`: each tree checks e
 is computed in a polynomial ring (`PolyRing`) with one Gröbner basis per fact set, over the facts'
 own generators, instead of one basis per (fact set, expression) and a round trip through sympy
 expressions for each `reduced` call; the pointwise cross-check draws its points instead of listing
-every combination of values (a link with a dozen reals listed millions); the square-free part of a
-fact is memoised. The normaliser still builds sympy expressions: the ≥ 5× asked for needs it to work
+every combination of values (a link with a dozen reals listed millions), and counts a point as
+agreeing when both sides agree to 40 digits (an exact proof of zero was its costly part; a
+disagreement is still proved); the square-free part of a fact is memoised. The normaliser still builds sympy expressions: the ≥ 5× asked for needs it to work
 in the ring too (see docs/performance.md).
 """
 
