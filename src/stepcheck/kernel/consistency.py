@@ -71,10 +71,13 @@ def _inequalities(quantities):
         yield E(g ** 2) * E(h ** 2) - E(g * h) ** 2, "Cauchy-Schwarz: E[g h]^2 <= E[g^2] E[h^2]"
 
 
-def _violated(nz: Normalizer, quantities, polys) -> str | None:
+def _violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
+    """The first moment inequality the facts ``polys`` violate, in words; ``forms`` memoises normal forms."""
     for q, why in _inequalities(quantities):
         try:
-            r = reduce_modulo(nz.expr(q), polys)
+            if q not in forms:
+                forms[q] = nz.expr(q)
+            r = reduce_modulo(forms[q], polys)
         except KernelLimit:
             return None
         if _negative(r):
@@ -124,14 +127,16 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
         return Contradiction(_minimal(owners, lambda keep: _unit([p for p, o in zip(polys, owners) if o in keep])),
                              "these equations have no common solution")
     quantities = _quantities(nz, [x for _, x in exprs])
-    why = _violated(nz, quantities, polys) if quantities else None
+    # a quantity's normal form depends on the independence facts only: kept across checks, as the facts' are
+    forms = cache.setdefault(("quantities", ikey), {})
+    why = _violated(nz, quantities, polys, forms) if quantities else None
     if why is None:
         return None
 
     def still(keep):
         kept = [p for p, o in zip(polys, owners) if o in keep]
         qs = _quantities(nz, [x for lab, x in exprs if lab in keep])
-        return _violated(nz, qs, kept) is not None
+        return _violated(nz, qs, kept, forms) is not None
 
     return Contradiction(_minimal(owners, still), why)
 

@@ -121,6 +121,7 @@ class LinkProver:
         self.limits = limits or Limits()
         self._inst_cache: dict = {}
         self._sum_cache: dict = {}  # Normalizer.sum_cache, shared by every attempt (decls are fixed)
+        self._terms_cache: dict = {}  # one side's terms per index world and independence facts (side_terms)
 
     # ---------------------------------------------------------------- one attempt
     def attempt(self, lhs, rhs, labels, ranges, deadline, rel: str = "=") -> Attempt:
@@ -193,7 +194,7 @@ class LinkProver:
     def normal_difference(self, nz: Normalizer, lhs, rhs, eqs) -> sympy.Expr:
         if eqs:
             nz.reducer = lambda n, ts: self.reduce_terms(n, ts, eqs)
-        lt, rt = nz.terms(lhs), nz.terms(rhs)
+        lt, rt = self.side_terms(nz, lhs), self.side_terms(nz, rhs)
         if any(t.coeff.has(*_INFINITE) for t in lt + rt):
             # oo - oo is not 0: infinite values (limits) are compared as values, never subtracted
             nl, nr = nz.collect(lt), nz.collect(rt)
@@ -207,6 +208,38 @@ class LinkProver:
             if _expand(n) == 0:
                 return Integer(0)
         return d
+
+    def side_terms(self, nz: Normalizer, x) -> list[Term]:
+        """``nz.terms(x)``, memoised across the attempts of a link (attribution asks again with fewer facts).
+
+        The terms and the trace of their computation are a function of ``x``, the declarations (fixed
+        per prover), the independence facts, the index world (free indices, usable ranges, the literal
+        indices present), the gaps and whether equation facts may be applied, all in the key -- and
+        nothing is stored when equation facts were applied inside (a function's argument, ``SD``): the
+        result then depends on which.  A hit replays the trace."""
+        key = (x, tuple(nz.indep), nz.free, nz.range_ok, nz.present, nz.gaps, nz.reducer is None)
+        got = self._terms_cache.get(key)
+        if got is not None:
+            nz.trace.merge(got[1])
+            return list(got[0])
+        outer, reducer, applied = nz.trace, nz.reducer, []
+        if reducer is not None:
+            def noting(n, ts):
+                applied.append(True)
+                return reducer(n, ts)
+            nz.reducer = noting
+        nz.trace = Trace()
+        try:
+            ts = nz.terms(x)
+        finally:
+            mine = nz.trace
+            nz.trace, nz.reducer = outer, reducer
+            outer.merge(mine)
+        if not applied:
+            if len(self._terms_cache) > 4096:
+                self._terms_cache.clear()
+            self._terms_cache[key] = (tuple(ts), mine)
+        return ts
 
     def reduce_terms(self, nz: Normalizer, ts, eqs) -> sympy.Expr:
         """Collect terms into a normal form, applying the equation facts."""
