@@ -611,3 +611,36 @@ def test_groebner_stops_at_the_links_deadline():
     import signal
 
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+
+
+def test_visibly_squarefree_agrees_with_sqf_part():
+    """The radical's cheap test: whenever it says square-free, sympy's sqf_part agrees (up to a constant)."""
+    import random
+
+    from stepcheck.kernel.reduce import _visibly_squarefree
+
+    x, y, z, w = sp.symbols("x y z w")
+    rng = random.Random(7)
+    hits = 0
+    for _ in range(600):
+        p = sum(rng.randint(-2, 2) * sp.Mul(*[g ** rng.randint(0, 2) for g in (x, y, z, w)]) for _ in range(3))
+        if rng.random() < 0.4:  # plant a square factor
+            f = sum(rng.randint(-1, 1) * sp.Mul(*[g ** rng.randint(0, 1) for g in (x, y, z, w)]) for _ in range(2))
+            p = sp.expand(p * f**2)
+        if p == 0 or p.is_number:
+            continue
+        if _visibly_squarefree(sp.Poly(p)):
+            hits += 1
+            assert (p / sp.sqf_part(p)).cancel().is_number, p
+    assert hits > 50
+
+
+_X, _Y, _Z = sp.symbols("x y z")
+
+
+@pytest.mark.parametrize("p", [_X**2 * _Y + _X**2, (_X + _Y) ** 2, _X * _Y**2 + _X * _Z**2, _X * (_Y + 1) ** 2])
+def test_visibly_squarefree_declines(p):
+    """Square factors (x^2 in every term; (x + y)^2; no generator of degree 1 with a one-term coefficient)."""
+    from stepcheck.kernel.reduce import _visibly_squarefree
+
+    assert not _visibly_squarefree(sp.Poly(sp.expand(p)))

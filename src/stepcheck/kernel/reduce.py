@@ -235,10 +235,26 @@ def radical(p):
     if p == 0 or not isinstance(p, (sympy.Add, sympy.Mul, sympy.Pow)) or len(sympy.Add.make_args(p)) > 30:
         return p
     try:
+        if _visibly_squarefree(sympy.Poly(p)):
+            return p
         q = sympy.sqf_part(p)
     except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
         return p
     return q if q != 0 else p
+
+
+def _visibly_squarefree(P) -> bool:
+    """A cheap sufficient test (no gcd): ``P = A x + B`` for a generator x with A a single term, and no
+    generator's power >= 2 divides every term.  A square factor f^2 of P would be free of x (P has degree
+    1 in x), so it would divide A and B; dividing the term A, f is a monomial, and then f^2 divides every
+    term of P -- which the second condition excludes."""
+    if not (P.domain.is_ZZ or P.domain.is_QQ):
+        return False
+    monos = P.monoms()
+    n = len(P.gens)
+    if not monos or any(min(m[k] for m in monos) >= 2 for k in range(n)):
+        return False
+    return any(max(m[k] for m in monos) == 1 and sum(1 for m in monos if m[k] == 1) == 1 for k in range(n))
 
 
 def basis_of(facts) -> tuple:
