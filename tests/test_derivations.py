@@ -25,6 +25,7 @@ BAD = {
     "syntax.step": (2, None, None, "E-syntax", "unclosed `[`"),
     "typo.step": (2, "mean_q", "unknown", "E-unknown-name", "unknown name `qq_i`"),
     "wrong_step.step": (1, "var_sum", "fails", "E-fails", "this step does not hold"),
+    "conditional_step.step": (1, "abs_is_x", "fails", "E-fails", "this step does not hold"),
     "jacobian_plus.step": (1, "jacobian", "fails", "E-fails", "this step does not hold"),
     "max_half.step": (1, "diag_max", "fails", "E-fails", "this step does not hold"),
     "softmax_scale.step": (1, "scale", "fails", "E-fails", "this step does not hold"),

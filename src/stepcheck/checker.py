@@ -19,6 +19,7 @@ from sympy import IndexedBase, KroneckerDelta, Symbol
 
 from . import syntax as S
 from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family, fact_kind
+from .judge.domains import undischarged
 from .uses import domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, clip, closest, error
 from .judge import settle, settle_step
@@ -115,6 +116,7 @@ class Checker:
         self.state = FileState(rep, timeout=self.options.timeout)
         self._prover = None
         self._link_defs: set = set()  # definitions the current link unfolds
+        self._link_where: frozenset = frozenset()  # the current link's side conditions (texts), as shown
 
     # ------------------------------------------------------------ utilities
     def err(self, e: StepError):
@@ -453,6 +455,8 @@ class Checker:
                 signed = {x: Symbol(x.name, positive=True) if rel == ">" else Symbol(x.name, nonnegative=True)
                           for x, rel in where if rel in (">", ">=") and isinstance(x, Symbol)
                           and x not in self.state.scope.index_ranges and not x.is_nonnegative}
+                # a step that holds only under side conditions is a fact only where they hold too
+                self._link_where = frozenset(text for text, _ in undischarged(where, state.facts))
                 self.check_link(lr, lk, (lhs * guard).xreplace(signed), (rhs * guard).xreplace(signed), name)
                 if lr.status == HOLDS:
                     domain_uses(self.state, lr, where)
@@ -472,6 +476,8 @@ class Checker:
         if res.status == HOLDS:
             state.verified.append(name)
         # the proven statement becomes a fact for later steps
+        # its side conditions (`where: x ≥ 0`): a later link may use it only if it has them all
+        state.step_conditions[name] = frozenset(u.label for lr in res.links for u in lr.uses if u.kind == "domain")
         if ok and res.rel == "=" and exprs[0] is not None and exprs[-1] is not None \
                 and not isinstance(exprs[0], Mat) and not isinstance(exprs[-1], Mat):
             state.step_facts[name] = [EqFact(name, exprs[0], exprs[-1], free=self._free(exprs[0] - exprs[-1]),
@@ -537,7 +543,8 @@ class Checker:
             return
         def judge():  # through the link cache (link_cache.py): an unchanged link in an unchanged scope is read
             j = judge_link(self.state, self.prover, lhs, rhs, lk.rel, cited, lk.has_by, self.deadline(),
-                           cross_check=self.options.cross_check, seed_parts=(lr.lhs, lr.rhs, lr.index))
+                           cross_check=self.options.cross_check, seed_parts=(lr.lhs, lr.rhs, lr.index),
+                           where=self._link_where)
             self.diagnose(lr, lk, j, cited, cited_rules)
             return j
         judged(self, lr, lk, lhs, rhs, cited, judge)

@@ -271,11 +271,14 @@ _TABLE = (
         trigger="not reachable from a `.step` file (the grammar accepts only well-formed numbers)",
     ),
     Code(
-        "E-undefined", "error", "expressions", "division by zero",
+        "E-undefined", "error", "expressions", "division by zero, or a limit that cancels out",
         "An expression divides by something that is exactly zero once it is read (`x / 0`, `1 / (2 - 2)`), "
-        "so it has no value.",
+        "so it has no value. Or an operation makes a limit disappear before its value is known "
+        "(`0 * limit(t, t -> oo)`, `L - L` for a defined limit `L`): if the limit is infinite, ∞·0 and ∞ − ∞ "
+        "have no value, although sympy would write 0.",
         "Correct the expression. If the denominator is zero only for some values, declare what keeps it away "
-        "from zero (`let c: positive real`) or state it as an assumption.",
+        "from zero (`let c: positive real`) or state it as an assumption. For a limit, prove its value in a "
+        "step of its own and compute with that value.",
         example="let x: real\nstep s: x / 0 = 0\n",
     ),
     Code(

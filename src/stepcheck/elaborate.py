@@ -297,10 +297,16 @@ class Elaborator:
 
     def e_BinOp(self, node: S.BinOp):
         a = self.mexpr(node.left)
-        op = node.op
-        if op == "^" and isinstance(a, M.Mat) and isinstance(node.right, S.Name) and node.right.name == "T":
+        if node.op == "^" and isinstance(a, M.Mat) and isinstance(node.right, S.Name) and node.right.name == "T":
             return a.transpose()
         b = self.mexpr(node.right)
+        out = self._binop(node, a, b)
+        if not isinstance(out, (M.Mat, sympy.MatrixBase)):
+            _no_lost_limit(node, (a, b), out)
+        return out
+
+    def _binop(self, node: S.BinOp, a, b):
+        op = node.op
         if isinstance(a, M.Mat) or isinstance(b, M.Mat):
             if op == "/" and not isinstance(b, M.Mat):
                 self.need(b, "!=")
@@ -376,6 +382,9 @@ class Elaborator:
                 raise error(row.arity_message(n), node.span, code="E-arity")
             if row.domain:
                 self.need(args[0], row.domain)
+            if f == "log" and n == 2:  # log(x, b) = log(x) / log(b): a positive base other than 1
+                self.need(args[1], ">")
+                self.need(sympy.log(args[1]), "!=")
             return row.build(*args)
         if f == "softmax":
             if n == 1 and isinstance(args[0], sympy.MatrixBase):
@@ -621,6 +630,22 @@ class Elaborator:
         if isinstance(a, sympy.MatrixBase) or isinstance(b, sympy.MatrixBase):
             raise error("an event compares numbers, not vectors", node.span, code="E-unsupported")
         return relation(node.op, a, b)
+
+
+def _no_lost_limit(node: S.BinOp, operands, out) -> None:
+    """sympy simplifies ``0 * L`` and ``L - L`` to 0 as it builds them, also when the limit ``L`` is infinite
+    (∞·0 and ∞ − ∞ have no value): a limit that an operation made disappear is an error, never a 0."""
+    before = set()
+    for x in operands:
+        if isinstance(x, sympy.Basic) and not isinstance(x, sympy.MatrixBase):
+            before |= x.atoms(sympy.Limit)
+    lost = before - out.atoms(sympy.Limit) if before else set()
+    if lost:
+        raise error("a limit cancels out here before its value is known", node.span,
+                    "0 times a limit, or a limit minus itself",
+                    notes=["if the limit is infinite, ∞·0 and ∞ − ∞ have no value; sympy would write 0"],
+                    help="prove the limit's value in a step of its own, then compute with that value",
+                    code="E-undefined")
 
 
 def _has_vector_literal(node) -> bool:

@@ -30,6 +30,8 @@ class FileState:
     labels_span: dict = field(default_factory=dict)  # label -> where it is declared
     steps: dict = field(default_factory=dict)  # step name -> StepResult
     step_facts: dict = field(default_factory=dict)  # step name -> [EqFact] (its statement, once checked)
+    # step name -> the side conditions it holds under (`x ≥ 0`, as shown): a fact only for links that have them
+    step_conditions: dict = field(default_factory=dict)
     laws: dict = field(default_factory=dict)  # variable or family name -> distributions.Declared
     contradiction: set = field(default_factory=set)  # labels of contradictory assumptions
     implicit_index: set = field(default_factory=set)  # indices declared by `for i in 1..n`

@@ -35,8 +35,13 @@ class LinkJudgement:
 
 
 def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, deadline, *,
-               cross_check: bool = True, seed_parts=()) -> LinkJudgement:
-    all_labels = state.relevant(lhs, rhs)
+               cross_check: bool = True, seed_parts=(), where=frozenset()) -> LinkJudgement:
+    """``where``: the link's own side conditions (texts); a step proved under conditions it lacks is no fact
+    here (``sqrt(x^2) = sqrt(x)^2`` holds where x ≥ 0; as ``sqrt(x^2) = x`` it would prove |x| = x)."""
+    conditional = {lab: sorted(c - where) for lab, c in state.step_conditions.items() if not c <= where}
+    all_labels = [lab for lab in state.relevant(lhs, rhs) if lab not in conditional]
+    unusable = [lab for lab in cited if lab in conditional]
+    cited = [lab for lab in cited if lab not in conditional]
     candidates = cited if has_by else all_labels
     if has_by:
         # declared distributions are part of the declarations: usable without citing them
@@ -96,6 +101,9 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
                 break
             dropped = dropped or why
     j = LinkJudgement(UNDECIDED, "not-proved", proof, message=proof.message, witness=witness)
+    for lab in unusable:
+        j.search_notes.append(f"`{lab}` holds only where {', '.join(conditional[lab])}, and this link does not "
+                              "have that condition: it is not used here")
     j.counterexample, note = cx.search_link_model(state, prover.decls, lhs, rhs, candidates, rel, seed_parts,
                                                   deadline)
     if j.counterexample is not None:

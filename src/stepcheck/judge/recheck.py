@@ -180,9 +180,14 @@ class Recheck:
             raise Unconfirmed(f"cannot evaluate {x}")
         args = [self._ground(a, env) for a in x.args]
         try:
-            return x.func(*args)
+            out = x.func(*args)
         except (TypeError, ValueError, ZeroDivisionError) as e:
             raise Unconfirmed(f"cannot evaluate {x}: {e}") from e
+        if out.is_number and out.is_extended_real is False:
+            # log(-1) = iπ: the language's expressions are real, so the point lies outside where this one is
+            # defined (sympy would go on with complex values: log(1)/log(-1) = 0)
+            raise Unconfirmed(f"{x} has no real value at this point ({out})")
+        return out
 
     def _limit(self, x, env):
         body, var, pt, d = x.args

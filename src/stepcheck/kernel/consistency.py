@@ -10,7 +10,9 @@ of contradiction are seen:
   modulo the equation facts: a variance, a second moment or an SD is never
   negative (``E[g^2] >= E[g]^2`` for every random ``g`` the facts mention,
   so ``E[X^4] >= E[X^2]^2`` too), and Cauchy--Schwarz, ``Cov(g, h)^2 <=
-  Var(g) Var(h)`` and ``E[g h]^2 <= E[g^2] E[h^2]``, for every pair.
+  Var(g) Var(h)`` and ``E[g h]^2 <= E[g^2] E[h^2]``, for every pair; for
+  three or more, a covariance (or second-moment) matrix the facts fix as
+  numbers must be positive semidefinite.
 
 Only a *number* (or an expression sympy proves negative from declared
 signs) below zero counts: a bound that stays symbolic is no contradiction.
@@ -85,6 +87,42 @@ def _violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
     return None
 
 
+def _gram_violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
+    """For three or more quantities whose covariances (or second moments E[g h]) the facts fix as numbers:
+    that matrix must be positive semidefinite, since ``Var(Σ a_k g_k) = Σ a_j a_k Cov(g_j, g_k) >= 0`` for
+    every vector a (and ``E[(Σ a_k g_k)^2] >= 0``).  Pairs are Cauchy--Schwarz (``_inequalities``); three
+    variables with pairwise covariances -9/10 pass it, yet Var(X + Y + Z) would be -12/5."""
+    qs = quantities[:MAX_PAIRS_OF]
+    n = len(qs)
+    if n < 3:
+        return None
+    for what, entry in (("covariance", Cov), ("second-moment", lambda g, h: E(g * h))):
+        m = [[None] * n for _ in range(n)]
+        pairs = [(k, k) for k in range(n)] + list(itertools.combinations(range(n), 2))  # the diagonal first
+        for j, k in pairs:
+            q = entry(qs[j], qs[k])
+            try:
+                if q not in forms:
+                    forms[q] = nz.expr(q)
+                r = reduce_modulo(forms[q], polys)
+            except KernelLimit:
+                return None
+            if not r.is_Rational:
+                break
+            m[j][k] = m[k][j] = r
+        else:
+            if not sympy.Matrix(m).is_positive_semidefinite:
+                names = ", ".join(show(g) for g in qs)
+                return (f"the {what} matrix of {names} is not positive semidefinite, so some combination of them "
+                        f"would have a negative {'variance' if what == 'covariance' else 'second moment'}")
+    return None
+
+
+def _contradicted(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
+    """Why the facts ``polys`` violate an inequality every distribution satisfies (None: none seen)."""
+    return _violated(nz, quantities, polys, forms) or _gram_violated(nz, quantities, polys, forms)
+
+
 def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
                       cache: dict | None = None) -> Contradiction | None:
     """The labels whose facts contradict each other, with the reason (None when none is seen).
@@ -129,14 +167,14 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
     quantities = _quantities(nz, [x for _, x in exprs])
     # a quantity's normal form depends on the independence facts only: kept across checks, as the facts' are
     forms = cache.setdefault(("quantities", ikey), {})
-    why = _violated(nz, quantities, polys, forms) if quantities else None
+    why = _contradicted(nz, quantities, polys, forms) if quantities else None
     if why is None:
         return None
 
     def still(keep):
         kept = [p for p, o in zip(polys, owners) if o in keep]
         qs = _quantities(nz, [x for lab, x in exprs if lab in keep])
-        return _violated(nz, qs, kept, forms) is not None
+        return _contradicted(nz, qs, kept, forms) is not None
 
     return Contradiction(_minimal(owners, still), why)
 

@@ -335,8 +335,10 @@ class LinkProver:
                 base = f.lhs - f.rhs
                 for asg in self._assignments(nz, f, vals, present, bounds):
                     combo = tuple(asg[p] for p in f.free)
-                    # keyed on the fact objects themselves (kept alive by the cache), never on id()
-                    key = (f, combo, tuple(bounds), nz.free, nz.range_ok, tuple(nz.indep))
+                    # keyed on the fact objects themselves (kept alive by the cache), never on id(), and on
+                    # everything of the index world a fact's normal form can read (the literal indices present
+                    # decide deltas in sums)
+                    key = (f, combo, tuple(bounds), nz.free, nz.range_ok, nz.present, nz.gaps, tuple(nz.indep))
                     got = self._inst_cache.get(key)
                     if got is None:
                         b = base.xreplace(asg) if asg else base
