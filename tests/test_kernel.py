@@ -180,6 +180,16 @@ def test_pairwise_fact_applies_off_diagonal_inside_sums():
     assert prove(lhs, rhs).status != "holds"
 
 
+def test_pairwise_fact_at_literal_indices():
+    """q_1 and q_2 in the link presume 1, 2 in the family's range: the pairwise fact applies to them (with
+    q over 1..n, 2 <= n is not provable otherwise); never to q_1 with itself, nor to three at once."""
+    one, two, three = sp.Integer(1), sp.Integer(2), sp.Integer(3)
+    assert prove(E(q[one] * q[two]), E(q[one]) * E(q[two]), PAIRWISE).status == "holds"
+    assert prove(E(q[one] ** 2 * q[two]), E(q[one] ** 2) * E(q[two]), PAIRWISE).status == "holds"
+    assert prove(E(q[one] * q[one]), E(q[one]) ** 2, PAIRWISE).status != "holds"
+    assert prove(E(q[one] * q[two] * q[three]), E(q[one]) * E(q[two]) * E(q[three]), PAIRWISE).status != "holds"
+
+
 def test_pairwise_fact_not_on_the_diagonal():
     lhs = S(lambda u: S(lambda v: E(q[u] * q[v])))
     rhs = S(lambda u: S(lambda v: E(q[u]) * E(q[v])))

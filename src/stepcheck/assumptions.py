@@ -13,7 +13,7 @@ from . import syntax as S
 from .errors import Diagnostic, error
 from .kernel import KernelLimit, check_consistency
 from .terms.facts import EqFact, IndepFact
-from .terms.objects import Cov
+from .terms.objects import SD, Cov, E, Var
 
 
 def consistency(checker, new_label: str | None = None):
@@ -108,3 +108,21 @@ def independence_fact(checker, label, f: S.IndepFact, el, distinct):
         groups = tuple((n,) for n in families) + tuple((m,) for m in members)
     return IndepFact(label, families=tuple(families), members=tuple(members), free=free, distinct=distinct,
                      text=checker.src(f.span), blocks=groups)
+
+
+def fact_kind(f) -> str:
+    if isinstance(f, IndepFact):
+        return "independence"
+    lhs, rhs = f.lhs, f.rhs
+    if getattr(f, "kind", None):
+        return f.kind
+    for a, b in ((lhs, rhs), (rhs, lhs)):
+        if isinstance(a, Cov) and b == 0:
+            return "uncorrelated"
+        if isinstance(a, E) and b == 0:
+            return "zero mean"
+        if isinstance(a, Var) and b == 1:
+            return "unit variance"
+        if isinstance(a, (Var, SD)):
+            return "variance"
+    return "equation"

@@ -18,7 +18,8 @@ import sympy
 from sympy import IndexedBase, KroneckerDelta, Symbol
 
 from . import syntax as S
-from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family, fact_kind
+from .assumptions import fact_kind
+from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family
 from .judge.domains import undischarged
 from .uses import domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, clip, closest, error
@@ -223,6 +224,9 @@ class Checker:
                 if not v.is_integer:
                     raise error("an index range needs whole-number bounds", node.span,
                                 help="declare the bound with `let n: positive integer`", code="E-index")
+            if (hi - lo).is_negative:  # 5..1: no index has a value, so every claim about one would hold
+                raise error("this index range is empty", st.type.span, f"{lo}..{hi} has no member",
+                            help=f"write the smaller bound first: {hi}..{lo}", code="E-index")
             for nm in st.names:
                 sym = Symbol(nm.name, integer=True)
                 if nm.name in self.state.implicit_index and scope.index_ranges.get(sym) == (lo, hi):
@@ -565,7 +569,7 @@ class Checker:
                           "not proved from what is cited alone") + "; it also needs " + miss
             lr.diagnostics.append(Diagnostic(
                 "error", "this step cites too little" if shown else "this step may cite too little",
-                _refs_span(lk), "needs " + miss,
+                lk.refs_span(), "needs " + miss,
                 notes=[f"`{m}`: {self.state.describe(m)}" for m in j.missing],
                 help="add " + miss + " to its `by` list", code="E-cites-too-little"))
             lr.counterexample = j.counterexample
@@ -611,7 +615,7 @@ class Checker:
                 strict = self.options.strict
                 lr.diagnostics.append(Diagnostic(
                     "error" if strict else "warning",
-                    "cited but not needed: " + ", ".join(f"`{u}`" for u in lr.unneeded), _refs_span(lk),
+                    "cited but not needed: " + ", ".join(f"`{u}`" for u in lr.unneeded), lk.refs_span(),
                     "holds without " + ", ".join(f"`{u}`" for u in lr.unneeded),
                     help="remove it from `by`" + (" (an error under --strict)" if strict else ""),
                     code="E-unneeded" if strict else "W-unneeded"))
@@ -630,13 +634,13 @@ class Checker:
         elif j.message and lr.status == UNKNOWN and lr.residual is None:
             notes.append(j.message)
         if lr.status == FAILS:
-            lr.diagnostics.append(Diagnostic("error", "this step does not hold", _claim_span(lk),
+            lr.diagnostics.append(Diagnostic("error", "this step does not hold", lk.claim_span(),
                                              "the two sides differ" if lk.rel == "=" else "the inequality is false",
                                              notes=notes, code="E-fails"))
         else:
             notes.append("not proved is not the same as false")
             lr.diagnostics.append(Diagnostic(
-                "error", "could not verify this step", _claim_span(lk), "not proved", notes=notes,
+                "error", "could not verify this step", lk.claim_span(), "not proved", notes=notes,
                 help=None if lk.has_by else "cite the facts it needs with `by`, or split it into smaller steps",
                 code="E-unknown"))
 
@@ -647,17 +651,6 @@ ONE_LINE_HELP = "put each link on its own line, with its own `by`"
 
 def _search_note(text: str) -> Diagnostic:
     return Diagnostic("note", text, None, code="N-no-counterexample")
-
-
-def _claim_span(lk: S.Link) -> Span:
-    """From the relation to the end of the right-hand side (not the `by` list)."""
-    return lk.span.to(lk.rhs.span)
-
-
-def _refs_span(lk: S.Link) -> Span:
-    if lk.refs:
-        return lk.refs[0].span.to(lk.refs[-1].span)
-    return lk.span
 
 
 def _show_expr(x, lk: S.Link | None = None) -> str:

@@ -8,21 +8,19 @@ errors and indices outside their declared range raise
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 import sympy
-from sympy import Dummy, IndexedBase, Integer, KroneckerDelta, Rational, Symbol
+from sympy import Dummy, IndexedBase, Integer, KroneckerDelta, Symbol
 
 from . import matrices as M
 from . import syntax as S
 from .errors import Span, closest, error
-from .terms.facts import IndepFact
+from .literals import number
 from .terms.functions import FUNCTIONS
 from .terms.objects import SD, Cov, E, Var
 
 MAX_EXPONENT = 1000  # a numeric exponent larger than this is refused
-MAX_DECIMAL_EXPONENT = 400
 
 KIND_OF_TYPE = {
     "positive integer": dict(integer=True, positive=True),
@@ -76,31 +74,6 @@ class Scope:
             names.add(f"{f.base.label}_{f.var}")
             names.add(str(f.base.label))
         return names
-
-
-MAX_LITERAL_DIGITS = 4000  # Python reads at most 4,300 digits into an int
-_NUM = re.compile(r"^(\d+)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$")
-
-
-def number(text: str, span: Span) -> sympy.Expr:
-    """An exact rational from a decimal literal (no sympify)."""
-    m = _NUM.match(text)
-    if not m:
-        raise error(f"cannot read the number `{text}`", span, code="E-number")
-    whole, frac, exp = m.group(1), m.group(2) or "", m.group(3)
-    if len(whole) + len(frac) > MAX_LITERAL_DIGITS:
-        raise error("number too long", span, f"more than {MAX_LITERAL_DIGITS:,} digits",
-                    notes=["write a large number as a power, e.g. 10^5000"], code="E-limit")
-    value = Integer(int(whole + frac)) if frac else Integer(int(whole))
-    if frac:
-        value = Rational(int(whole + frac), 10 ** len(frac))
-    if exp:
-        e = int(exp)
-        if abs(e) > MAX_DECIMAL_EXPONENT:
-            raise error(f"the exponent of `{text}` is too large", span, "limit",
-                        notes=[f"decimal exponents are limited to ±{MAX_DECIMAL_EXPONENT}"], code="E-limit")
-        value = value * Rational(10) ** e
-    return value
 
 
 class Elaborator:
@@ -259,6 +232,8 @@ class Elaborator:
             raise error("this kind of expression is not supported here", node.span, code="E-unsupported")
         out = m(node)
         if not isinstance(out, M.Mat) and out.has(sympy.zoo, sympy.nan):
+            if out.has(sympy.nan) and not out.has(sympy.zoo):  # 0 * oo, oo - oo
+                raise error("this expression has no value", node.span, "∞·0 or ∞ − ∞", code="E-undefined")
             raise error("division by zero", node.span, "undefined", code="E-undefined")
         return out
 
@@ -663,20 +638,3 @@ def _arity_help(f):
 
 
 # ------------------------------------------------------------------ facts
-
-def fact_kind(f) -> str:
-    if isinstance(f, IndepFact):
-        return "independence"
-    lhs, rhs = f.lhs, f.rhs
-    if getattr(f, "kind", None):
-        return f.kind
-    for a, b in ((lhs, rhs), (rhs, lhs)):
-        if isinstance(a, Cov) and b == 0:
-            return "uncorrelated"
-        if isinstance(a, E) and b == 0:
-            return "zero mean"
-        if isinstance(a, Var) and b == 1:
-            return "unit variance"
-        if isinstance(a, (Var, SD)):
-            return "variance"
-    return "equation"

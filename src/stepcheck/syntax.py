@@ -228,6 +228,14 @@ class Link:
     span: Span  # the whole link line (relation to end of refs)
     has_by: bool = False
 
+    def claim_span(self) -> Span:
+        """From the relation to the end of the right-hand side (not the `by` list)."""
+        return self.span.to(self.rhs.span)
+
+    def refs_span(self) -> Span:
+        """The `by` list (the whole link without one)."""
+        return self.refs[0].span.to(self.refs[-1].span) if self.refs else self.span
+
 
 @dataclass(slots=True)
 class Step:

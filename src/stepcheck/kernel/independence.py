@@ -14,6 +14,7 @@ from sympy import Dummy, Indexed, Mul, Symbol
 
 from ..terms.facts import IndepFact
 from ..terms.objects import E, FamilyExtremum
+from ..terms.printer import show
 from .groups import linked_groups
 
 
@@ -170,7 +171,10 @@ class Independence:
             return False
         lo, hi = rng
         if a.is_Integer:
-            return bool(sympy.Ge(a, lo) == sympy.true) and bool(sympy.Le(a, hi) == sympy.true)
+            if sympy.Ge(a, lo) != sympy.true:
+                return False
+            # q_2 in the link presumes 2 in the range of q (as for the instances of quantified facts)
+            return sympy.Le(a, hi) == sympy.true or (a, rng) in self.present
         br = self._bound_range(a, bounds)
         if br is not None:
             return br == rng
@@ -182,4 +186,4 @@ class Independence:
 def _show(v) -> str:
     if isinstance(v, Indexed):
         return f"{v.base.label}_{','.join(str(i) for i in v.indices)}"
-    return str(v)
+    return show(v)  # the language's text: max(g), not FamilyExtremum(g, 1, n, max)

@@ -1,0 +1,129 @@
+"""Limits of rational functions of x or of exponentials, taken by the kernel itself (no gruntz).
+
+Most limits of the articles (softmax saturation, temperature) are rational
+functions of exponentials; :func:`rational_limit` reads them off the dominant
+monomials, and :func:`.calculus.take_limit` asks sympy's ``limit`` only for
+the other shapes.  See docs/kernel.md, "Limits and extrema".
+"""
+from __future__ import annotations
+
+import sympy
+from sympy import Dummy, oo
+
+
+def _known_sign(c) -> int | None:
+    """1 or -1 when sympy's assumptions prove ``c`` positive or negative, else None."""
+    if c.is_positive is True:
+        return 1
+    if c.is_negative is True:
+        return -1
+    return None
+
+
+def _towards_infinity(g, x, a, side: str, s):
+    """``g`` with x written through ``s`` -> +oo: x = s, -s, a + 1/s (side "+") or a - 1/s (side "-")."""
+    if a == oo:
+        return g.xreplace({x: s})
+    if a == -oo:
+        return g.xreplace({x: -s})
+    return g.xreplace({x: a + 1 / s if side == "+" else a - 1 / s})
+
+
+def _exponential_variables(h, s):
+    """``h`` as a function of variables ``v_k = exp(b_k s / q_k)`` that tend to +oo, or None.
+
+    Every ``exp(r s + c)`` (r, c free of s, the sign of r proved) becomes ``exp(c) v^n``: rates that are
+    rational multiples of each other share one variable (``exp(2 s)`` and ``exp(s / 2)`` are ``v^4`` and
+    ``v`` with ``v = exp(s / 2)``), other rates get variables of their own.  Without exponentials the one
+    variable is ``s`` itself.  None when ``s`` occurs elsewhere (``s exp(s)``, ``exp(s^2)``, ``log(s)``)."""
+    exps = [e for e in h.atoms(sympy.exp) if s in e.free_symbols]
+    if not exps:
+        return (h, [s]) if s in h.free_symbols else None
+    rated = []
+    for e in exps:
+        arg = sympy.expand(e.args[0])
+        r = arg.coeff(s, 1)
+        c = sympy.expand(arg - r * s)
+        if r == 0 or s in r.free_symbols or s in c.free_symbols or _known_sign(r) is None:
+            return None
+        rated.append((e, r, c))
+    classes: list[list] = []  # [base rate (positive), [multiples]]
+    for _, r, _ in rated:
+        for cl in classes:
+            m = r / cl[0]
+            if m.is_Rational:
+                cl[1].append(m)
+                break
+        else:
+            classes.append([r * _known_sign(r), [sympy.Integer(_known_sign(r))]])
+    variables, reps = [], {}
+    for k, (base, mults) in enumerate(classes):
+        q = sympy.ilcm(*[m.q for m in mults]) if len(mults) > 1 else mults[0].q
+        v = Dummy(f"v{k}", positive=True)
+        variables.append((v, base, q))
+    for e, r, c in rated:
+        for v, base, q in variables:
+            m = r / base
+            if m.is_Rational:
+                reps[e] = v ** int(m * q) * sympy.exp(c)
+                break
+    out = h.xreplace(reps)
+    if s in out.free_symbols:
+        return None
+    return out, [v for v, _, _ in variables]
+
+
+def _dominant(poly):
+    """The exponent vector of ``poly``'s monomial that is >= every other one in each variable, or None."""
+    monos = poly.monoms()
+    for m in monos:
+        if all(all(a <= b for a, b in zip(o, m)) for o in monos):
+            return m
+    return None
+
+
+def rational_limit(g, x, a, side: str):
+    """The one-sided limit of ``g`` as x -> a (``side`` "+" or "-"; ignored at ±oo) when, with ``s`` -> +oo
+    (x = s, -s, a + 1/s, a - 1/s), ``g`` is a rational function of s, or of exponentials ``exp(r s + c)``
+    whose rates r have proved signs; None for another shape or when a sign the answer needs is not proved
+    (the caller then asks sympy's ``limit``).
+
+    With variables ``v_k`` -> +oo (``_exponential_variables``) and ``g = P / Q``, P and Q polynomials in the
+    v_k with coefficients free of s: let ``D`` be the monomial of Q that is >= every monomial of Q in each
+    variable, with a coefficient ``lq`` proved nonzero.  Every other monomial of Q divided by D tends to 0
+    (each v_k >= 1 eventually, and some exponent is negative), so Q / D -> lq.  If every monomial of P is
+    <= D in each variable, P / D tends to P's coefficient of D (0 when absent), and g to that over lq.  If
+    P has a dominant monomial M > D whose coefficient ``lp`` has a proved sign, g -> ±oo by the sign of
+    lp / lq."""
+    if x not in g.free_symbols:
+        return None
+    s = Dummy("s", positive=True)
+    got = _exponential_variables(_towards_infinity(g, x, a, side, s), s)
+    if got is None:
+        return None
+    h, vs = got
+    try:
+        num, den = sympy.fraction(sympy.together(h))
+        P, Q = sympy.Poly(num, *vs), sympy.Poly(den, *vs)
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded, NotImplementedError, ValueError, TypeError):
+        return None
+    if Q.is_zero:
+        return None
+    d = _dominant(Q)
+    if d is None:
+        return None
+    lq = Q.coeff_monomial(d)
+    sq = _known_sign(lq)
+    if sq is None or (lq.free_symbols & set(vs)):
+        return None
+    if P.is_zero:
+        return sympy.Integer(0)
+    if all(all(a_ <= b_ for a_, b_ in zip(m, d)) for m in P.monoms()):
+        return sympy.cancel(P.coeff_monomial(d) / lq)
+    top = _dominant(P)
+    if top is None or not all(a_ >= b_ for a_, b_ in zip(top, d)):
+        return None
+    sp = _known_sign(P.coeff_monomial(top))
+    if sp is None:
+        return None
+    return oo if sp * sq > 0 else -oo
