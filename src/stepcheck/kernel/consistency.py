@@ -73,13 +73,18 @@ def _inequalities(quantities):
         yield E(g ** 2) * E(h ** 2) - E(g * h) ** 2, "Cauchy-Schwarz: E[g h]^2 <= E[g^2] E[h^2]"
 
 
+def _value(nz: Normalizer, q, polys, forms: dict):
+    """``q`` normalised (memoised in ``forms``) and reduced modulo the facts ``polys``; KernelLimit passes."""
+    if q not in forms:
+        forms[q] = nz.expr(q)
+    return reduce_modulo(forms[q], polys)
+
+
 def _violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
     """The first moment inequality the facts ``polys`` violate, in words; ``forms`` memoises normal forms."""
     for q, why in _inequalities(quantities):
         try:
-            if q not in forms:
-                forms[q] = nz.expr(q)
-            r = reduce_modulo(forms[q], polys)
+            r = _value(nz, q, polys, forms)
         except KernelLimit:
             return None
         if _negative(r):
@@ -100,11 +105,8 @@ def _gram_violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None
         m = [[None] * n for _ in range(n)]
         pairs = [(k, k) for k in range(n)] + list(itertools.combinations(range(n), 2))  # the diagonal first
         for j, k in pairs:
-            q = entry(qs[j], qs[k])
             try:
-                if q not in forms:
-                    forms[q] = nz.expr(q)
-                r = reduce_modulo(forms[q], polys)
+                r = _value(nz, entry(qs[j], qs[k]), polys, forms)
             except KernelLimit:
                 return None
             if not r.is_Rational:
