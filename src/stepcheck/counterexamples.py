@@ -81,7 +81,10 @@ def refute_step(checker, st) -> StepResult:
     lr.uses = [Use(lab, state.fact_kinds.get(lab, "step" if lab in state.steps else "equation")) for lab in labels]
     t0 = time.perf_counter()
     deadline = checker.deadline()
-    out = attribute(checker.prover, lhs, rhs, labels, "=", deadline)
+    # a step proved under side conditions (`where: x ≥ 0`) says nothing outside them: no proof rests on it here
+    # (the model search below may still use it as a fact: a model of the stronger fact is a model of the step)
+    out = attribute(checker.prover, lhs, rhs, [lab for lab in labels if not state.step_conditions.get(lab)],
+                    "=", deadline)
     cc = cross_check(state, checker.prover.decls, lhs, rhs, out.used, "=", (lr.lhs, lr.rhs, 1), deadline) \
         if out.holds and checker.options.cross_check else None
     if cc is not None and cc.disagrees:  # the kernel's proof is refuted: the refutation is undecided

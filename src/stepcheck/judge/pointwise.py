@@ -4,7 +4,7 @@ The soundness cross-check (:func:`.refuters.cross_check`) evaluates an
 accepted link on random finite models of its facts; the models' evaluator
 takes no limit, derivative or extremum over an interval.  A link without
 random quantities is then evaluated here instead, at a few concrete points
-(dimensions 2 and 3, small rationals of the declared signs for the reals,
+(dimensions 1, 2 and 3, small rationals of the declared signs for the reals, 0 included,
 two patterns for deterministic families), exactly, by :mod:`.recheck`'s own
 evaluator (sympy's ``diff``, ``limit`` and ``maximum``, never the kernel's
 normal forms).  A point where a used fact does not hold exactly, or where a
@@ -30,10 +30,12 @@ from .recheck import Point, Recheck, Unconfirmed, holds, violated
 
 MAX_POINTS = 8
 AGREE = 40  # digits to which the two sides must agree for a point to count as agreeing
-DIMS = (Integer(2), Integer(3))
+# 1 makes sum(m=2..n, ...) empty and 0 a coefficient vanish: where sympy's limit answers for a generic
+# parameter (b e^t / (b e^t + 1) -> 1, wrong for b = 0), these are the points that show it
+DIMS = (Integer(1), Integer(2), Integer(3))
 REALS = {"positive": (Rational(1, 3), Integer(1), Rational(5, 2)),
          "nonnegative": (Integer(0), Rational(1, 2), Integer(2)),
-         "real": (Rational(-3, 2), Rational(-1, 3), Rational(1, 2), Integer(2))}
+         "real": (Rational(-3, 2), Rational(-1, 3), Integer(0), Rational(1, 2), Integer(2))}
 
 
 def _choices(s, decls):

@@ -93,30 +93,43 @@ def _violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
 
 
 def _gram_violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
-    """For three or more quantities whose covariances (or second moments E[g h]) the facts fix as numbers:
+    """Three or more quantities whose covariances (or second moments E[g h]) the facts fix as real numbers:
     that matrix must be positive semidefinite, since ``Var(Σ a_k g_k) = Σ a_j a_k Cov(g_j, g_k) >= 0`` for
     every vector a (and ``E[(Σ a_k g_k)^2] >= 0``).  Pairs are Cauchy--Schwarz (``_inequalities``); three
-    variables with pairwise covariances -9/10 pass it, yet Var(X + Y + Z) would be -12/5."""
+    variables with pairwise covariances -9/10 pass it, yet Var(X + Y + Z) would be -12/5.  Every principal
+    submatrix of a positive semidefinite matrix is one too, so the largest sets of quantities whose entries
+    are all fixed are checked, whatever the other quantities' entries are."""
     qs = quantities[:MAX_PAIRS_OF]
-    n = len(qs)
-    if n < 3:
+    if len(qs) < 3:
         return None
     for what, entry in (("covariance", Cov), ("second-moment", lambda g, h: E(g * h))):
-        m = [[None] * n for _ in range(n)]
-        pairs = [(k, k) for k in range(n)] + list(itertools.combinations(range(n), 2))  # the diagonal first
-        for j, k in pairs:
+        fixed: dict = {}
+
+        def value(j, k):
             try:
                 r = _value(nz, entry(qs[j], qs[k]), polys, forms)
             except KernelLimit:
-                return None
-            if not r.is_Rational:
-                break
-            m[j][k] = m[k][j] = r
-        else:
-            if not sympy.Matrix(m).is_positive_semidefinite:
-                names = ", ".join(show(g) for g in qs)
-                return (f"the {what} matrix of {names} is not positive semidefinite, so some combination of them "
-                        f"would have a negative {'variance' if what == 'covariance' else 'second moment'}")
+                return False
+            if r.is_number and r.is_extended_real:
+                fixed[(j, k)] = fixed[(k, j)] = r
+            return True
+
+        if not all(value(k, k) for k in range(len(qs))):
+            return None
+        known = [k for k in range(len(qs)) if (k, k) in fixed]
+        if not all(value(j, k) for j, k in itertools.combinations(known, 2)):
+            return None
+        checked: list = []
+        for size in range(len(known), 2, -1):
+            for sub in itertools.combinations(known, size):
+                if any(set(sub) <= c for c in checked) or \
+                        not all((j, k) in fixed for j, k in itertools.combinations(sub, 2)):
+                    continue
+                checked.append(set(sub))
+                if sympy.Matrix([[fixed[(j, k)] for k in sub] for j in sub]).is_positive_semidefinite is False:
+                    names = ", ".join(show(qs[k]) for k in sub)
+                    return (f"the {what} matrix of {names} is not positive semidefinite, so some combination of "
+                            f"them would have a negative {'variance' if what == 'covariance' else 'second moment'}")
     return None
 
 

@@ -10,6 +10,22 @@ from __future__ import annotations
 import sympy
 from sympy import Dummy, oo
 
+from ..terms.facts import KernelLimit
+from ..terms.printer import show
+
+
+def _sign_of(e) -> str:
+    """Words for the sign the answer needs; a stand-in constant (a sum, a moment) is not shown by its name."""
+    if any(isinstance(v, Dummy) for v in e.free_symbols):
+        return "the sign of a coefficient (it may be 0)"
+    return f"the sign of {show(e)} (it may be 0)"
+
+
+def _undecided(what: str) -> KernelLimit:
+    """The function is rational in the variables, but its limit depends on what is not proved: never ask
+    sympy then (its ``limit`` treats a parameter as nonzero: ``b e^t / (b e^t + 1) -> 1``, wrong for b = 0)."""
+    return KernelLimit(f"the limit depends on {what}, which is not proved")
+
 
 def _known_sign(c) -> int | None:
     """1 or -1 when sympy's assumptions prove ``c`` positive or negative, else None."""
@@ -44,8 +60,10 @@ def _exponential_variables(h, s):
         arg = sympy.expand(e.args[0])
         r = arg.coeff(s, 1)
         c = sympy.expand(arg - r * s)
-        if r == 0 or s in r.free_symbols or s in c.free_symbols or _known_sign(r) is None:
+        if r == 0 or s in r.free_symbols or s in c.free_symbols:
             return None
+        if _known_sign(r) is None:
+            raise _undecided(_sign_of(r))
         rated.append((e, r, c))
     classes: list[list] = []  # [base rate (positive), [multiples]]
     for _, r, _ in rated:
@@ -85,8 +103,9 @@ def _dominant(poly):
 def rational_limit(g, x, a, side: str):
     """The one-sided limit of ``g`` as x -> a (``side`` "+" or "-"; ignored at ±oo) when, with ``s`` -> +oo
     (x = s, -s, a + 1/s, a - 1/s), ``g`` is a rational function of s, or of exponentials ``exp(r s + c)``
-    whose rates r have proved signs; None for another shape or when a sign the answer needs is not proved
-    (the caller then asks sympy's ``limit``).
+    whose rates r have proved signs; None for another shape (the caller then asks sympy's ``limit``).  Of
+    that shape, a limit that depends on an unproved sign (a rate's, a leading coefficient's, which may be
+    0) or on which of two rates is larger raises KernelLimit: sympy would answer for a generic parameter.
 
     With variables ``v_k`` -> +oo (``_exponential_variables``) and ``g = P / Q``, P and Q polynomials in the
     v_k with coefficients free of s: let ``D`` be the monomial of Q that is >= every monomial of Q in each
@@ -111,19 +130,21 @@ def rational_limit(g, x, a, side: str):
         return None
     d = _dominant(Q)
     if d is None:
-        return None
+        raise _undecided("which term of the denominator grows fastest")
     lq = Q.coeff_monomial(d)
-    sq = _known_sign(lq)
-    if sq is None or (lq.free_symbols & set(vs)):
+    if lq.free_symbols & set(vs):
         return None
+    sq = _known_sign(lq)
+    if sq is None:
+        raise _undecided(_sign_of(lq))
     if P.is_zero:
         return sympy.Integer(0)
     if all(all(a_ <= b_ for a_, b_ in zip(m, d)) for m in P.monoms()):
         return sympy.cancel(P.coeff_monomial(d) / lq)
     top = _dominant(P)
     if top is None or not all(a_ >= b_ for a_, b_ in zip(top, d)):
-        return None
+        raise _undecided("which term grows fastest")
     sp = _known_sign(P.coeff_monomial(top))
     if sp is None:
-        return None
+        raise _undecided(_sign_of(P.coeff_monomial(top)))
     return oo if sp * sq > 0 else -oo
