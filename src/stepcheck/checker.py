@@ -117,7 +117,7 @@ class Checker:
         self.state = FileState(rep, timeout=self.options.timeout)
         self._prover = None
         self._link_defs: set = set()  # definitions the current link unfolds
-        self._link_where: frozenset = frozenset()  # the current link's side conditions (texts), as shown
+        self._link_where, self._link_domain = frozenset(), []  # the current link's side conditions: texts, (x, rel)
 
     # ------------------------------------------------------------ utilities
     def err(self, e: StepError):
@@ -340,7 +340,7 @@ class Checker:
         if n in scope.symbols or n in scope.families or n in scope.defines or n in scope.matrices:
             raise error(f"`{n}` is declared twice", st.name.span, code="E-redeclared")
         body = el.mexpr(st.body) if not params else el.expr(st.body)
-        scope.defines[n] = Definition(n, params, body, st.span)
+        scope.defines[n] = Definition(n, params, body, st.span, tuple(el.conditions))
         scope.spans[n] = st.name.span
 
     def s_Assume(self, st: S.Assume):
@@ -459,8 +459,9 @@ class Checker:
                 signed = {x: Symbol(x.name, positive=True) if rel == ">" else Symbol(x.name, nonnegative=True)
                           for x, rel in where if rel in (">", ">=") and isinstance(x, Symbol)
                           and x not in self.state.scope.index_ranges and not x.is_nonnegative}
-                # a step that holds only under side conditions is a fact only where they hold too
+                # a conditional step is a fact only where its conditions hold; a witness must lie where they do
                 self._link_where = frozenset(text for text, _ in undischarged(where, state.facts))
+                self._link_domain = [(x.xreplace(signed), rel) for x, rel in where]
                 self.check_link(lr, lk, (lhs * guard).xreplace(signed), (rhs * guard).xreplace(signed), name)
                 if lr.status == HOLDS:
                     domain_uses(self.state, lr, where)
@@ -480,7 +481,6 @@ class Checker:
         if res.status == HOLDS:
             state.verified.append(name)
         # the proven statement becomes a fact for later steps
-        # its side conditions (`where: x ≥ 0`): a later link may use it only if it has them all
         state.step_conditions[name] = frozenset(u.label for lr in res.links for u in lr.uses if u.kind == "domain")
         if ok and res.rel == "=" and exprs[0] is not None and exprs[-1] is not None \
                 and not isinstance(exprs[0], Mat) and not isinstance(exprs[-1], Mat):
@@ -548,7 +548,7 @@ class Checker:
         def judge():  # through the link cache (link_cache.py): an unchanged link in an unchanged scope is read
             j = judge_link(self.state, self.prover, lhs, rhs, lk.rel, cited, lk.has_by, self.deadline(),
                            cross_check=self.options.cross_check, seed_parts=(lr.lhs, lr.rhs, lr.index),
-                           where=self._link_where)
+                           where=self._link_where, domain=self._link_domain)
             self.diagnose(lr, lk, j, cited, cited_rules)
             return j
         judged(self, lr, lk, lhs, rhs, cited, judge)

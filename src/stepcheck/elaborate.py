@@ -54,6 +54,7 @@ class Definition:
     params: tuple  # index symbols (for p_i) or ()
     body: sympy.Expr
     span: Span
+    conditions: tuple = ()  # where the body is defined ((expr, rel) as in Elaborator.need): a use inherits them
 
 
 @dataclass
@@ -107,6 +108,14 @@ class Elaborator:
         if (x, rel) not in self.conditions:
             self.conditions.append((x, rel))
 
+    def use_definition(self, d: Definition, indices):
+        """A definition's body at ``indices``, with the side conditions of the body (`define r = sqrt(x)`:
+        a link using r holds only where x ≥ 0, as if sqrt(x) were written there)."""
+        sub = dict(zip(d.params, indices))
+        for x, rel in d.conditions:
+            self.need(x.xreplace(sub) if sub else x, rel)
+        return d.body.xreplace(sub) if sub else d.body
+
     def _random_family(self, a) -> bool:
         fam = self.scope.families.get(str(a.base.label))
         return bool(fam and fam.random)
@@ -138,7 +147,7 @@ class Elaborator:
             direct = CONSTANTS[n]
         if direct is None and n in self.scope.defines and not self.scope.defines[n].params:
             self.used_defs.add(n)
-            direct = self.scope.defines[n].body
+            direct = self.use_definition(self.scope.defines[n], ())
         if direct is None and n in self.scope.matrices and self.lookup_bound(n) is None:
             return M.matrix_symbol(self.scope.matrices[n])
         split = None
@@ -180,7 +189,7 @@ class Elaborator:
             if len(indices) != len(d.params):
                 raise error(f"`{name}` takes {len(d.params)} index(es)", span, code="E-arity")
             self.used_defs.add(name)
-            return d.body.xreplace(dict(zip(d.params, indices)))
+            return self.use_definition(d, indices)
         fam = self.scope.families[name]
         if len(indices) != 1:
             raise error(f"`{name}` takes one index, not {len(indices)}", span, code="E-arity")

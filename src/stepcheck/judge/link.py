@@ -9,13 +9,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sympy import Integer
+
 from ..results import FAILS, HOLDS, UNKNOWN
+from ..terms.facts import IneqFact
 from ..terms.printer import show
 from . import EXACT, KERNEL, UNDECIDED, WITNESS, Verdict, proved
 from . import refuters as cx
 from .attribution import attribute
 from .recheck import Point, confirms
 from .witness import WitnessSearch
+
+DOMAIN = "the link's side conditions"  # the label of the facts that keep a witness where the link is defined
 
 
 @dataclass
@@ -35,9 +40,12 @@ class LinkJudgement:
 
 
 def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, deadline, *,
-               cross_check: bool = True, seed_parts=(), where=frozenset()) -> LinkJudgement:
+               cross_check: bool = True, seed_parts=(), where=frozenset(), domain=()) -> LinkJudgement:
     """``where``: the link's own side conditions (texts); a step proved under conditions it lacks is no fact
-    here (``sqrt(x^2) = sqrt(x)^2`` holds where x ≥ 0; as ``sqrt(x^2) = x`` it would prove |x| = x)."""
+    here (``sqrt(x^2) = sqrt(x)^2`` holds where x ≥ 0; as ``sqrt(x^2) = x`` it would prove |x| = x).
+    ``domain``: the same conditions as (expression, relation to 0); a witness outside them refutes nothing
+    (``|s_i| = sqrt(s_i)^2`` at s_i = -1), so every witness must satisfy them too."""
+    defined = _domain_facts(domain, prover.decls)
     conditional = {lab: sorted(c - where) for lab, c in state.step_conditions.items() if not c <= where}
     all_labels = [lab for lab in state.relevant(lhs, rhs) if lab not in conditional]
     unusable = [lab for lab in cited if lab in conditional]
@@ -95,7 +103,7 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
             found = search.search(pr.residual, pr.case, labels, rel)
             if found is None:
                 continue
-            witness, why = _confirm_residual_witness(found, state, prover.decls, lhs, rhs, rel, labels)
+            witness, why = _confirm_residual_witness(found, state, prover.decls, lhs, rhs, rel, labels, defined)
             if witness is not None:
                 proof = pr
                 break
@@ -105,7 +113,7 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
         j.search_notes.append(f"`{lab}` holds only where {', '.join(conditional[lab])}, and this link does not "
                               "have that condition: it is not used here")
     j.counterexample, note = cx.search_link_model(state, prover.decls, lhs, rhs, candidates, rel, seed_parts,
-                                                  deadline)
+                                                  deadline, defined)
     if j.counterexample is not None:
         j.verdict = Verdict(FAILS, WITNESS)
     elif witness is not None:
@@ -121,11 +129,18 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
     return j
 
 
-def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels):
+def _domain_facts(domain, decls) -> dict:
+    """The link's side conditions as facts a witness must satisfy (none: an empty dict)."""
+    facts = [IneqFact(DOMAIN, x, Integer(0), rel, free=tuple(sorted(
+        (s for s in x.free_symbols if s in decls.index_ranges), key=str))) for x, rel in domain]
+    return {DOMAIN: facts} if facts else {}
+
+
+def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels, defined):
     """(text, value) when the residual's witness also refutes the original link exactly, else (None, why)."""
     text, value, values, pattern = found
     point = Point(values=dict(values), indexed={}, pattern=pattern)
-    ok, why, defaulted = confirms(point, decls, lhs, rhs, rel, state.facts_of(labels), complete=True)
+    ok, why, defaulted = confirms(point, decls, lhs, rhs, rel, {**state.facts_of(labels), **defined}, complete=True)
     if not ok:
         return None, why
     if defaulted:  # symbols the residual no longer mentions: the values the re-check gave them

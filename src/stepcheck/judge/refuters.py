@@ -72,7 +72,7 @@ def _seed(*parts) -> int:
 # ------------------------------------------------------------------ failed links
 
 
-def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, deadline):
+def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, deadline, defined=None):
     """(model text or None, note or None): a finite model refuting a link that was not proved.
 
     The model satisfies every candidate fact (those cited, or all in scope)
@@ -80,7 +80,8 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
     own arithmetic, and the judge re-evaluates it with its own
     (:func:`.recheck.confirms`) before it counts: a model that does not
     survive is dropped, with a note.  The note says why none was found or
-    searched.
+    searched.  ``defined``: facts the model must also satisfy when it is re-evaluated (the link's side
+    conditions: a model where a side has no value refutes nothing).
     """
     from ..models import find_counterexample
 
@@ -98,7 +99,7 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
     except Exception as e:  # noqa: BLE001 - the search never breaks a check
         return None, f"the counterexample search stopped: {type(e).__name__}: {e}"
     if w:
-        ok, why = confirm_model(w, decls, lhs, rhs, rel, state.facts_of(labels))
+        ok, why = confirm_model(w, decls, lhs, rhs, rel, {**state.facts_of(labels), **(defined or {})})
         if ok:
             return w.text, None
         return None, f"a counterexample candidate was dropped: {why}"
