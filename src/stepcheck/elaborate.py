@@ -425,6 +425,10 @@ class Elaborator:
             if not (var.is_Symbol or isinstance(var, sympy.Indexed)):
                 raise error("differentiate with respect to a variable", args[1].span, code="E-calculus")
             self._not_random(var, args[1].span)
+            if body.has(sympy.Limit):  # d/dx of an infinite limit is ∞ − ∞ over h; sympy would write 0
+                raise error("the derivative of an expression with a limit is not supported", args[0].span,
+                            "contains a limit", help="prove the limit's value in a step of its own, then "
+                            "differentiate the expression with that value", code="E-unsupported")
             return sympy.Derivative(body, var)
         if len(args) != 2 or not isinstance(args[1], S.Compare):
             form = "limit(f, x -> a)" if f == "limit" else f"{f}(f, x in [a, b])"
