@@ -190,8 +190,14 @@ own generators, instead of one basis per (fact set, expression) and a round trip
 expressions for each `reduced` call; the pointwise cross-check draws its points instead of listing
 every combination of values (a link with a dozen reals listed millions), and counts a point as
 agreeing when both sides agree to 40 digits (an exact proof of zero was its costly part; a
-disagreement is still proved); the square-free part of a fact is memoised. The normaliser still builds sympy expressions: the ≥ 5× asked for needs it to work
-in the ring too (see docs/performance.md).
+disagreement is still proved); the square-free part of a fact is memoised, and skipped when the
+polynomial is visibly square-free; limits of rational functions of x or of exponentials (softmax
+saturation, temperature) are read off dominant monomials instead of sympy's gruntz
+(`kernel/rational_limit.py`); one side's terms are memoised across a link's attribution attempts.
+Files that differ from the old tree differ on purpose: `bad/conditional_step.step` is a false `holds`
+of the old tree (a step proved where x ≥ 0 used as a fact for every x), and `a001_s4_norm.step` now
+shows the side condition its definition's denominator needs (σ ≠ 0). The normaliser still builds
+sympy expressions: the ≥ 5× asked for needs it to work in the ring too (see docs/performance.md).
 """
 
 

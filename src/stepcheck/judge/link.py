@@ -77,7 +77,7 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
             j = LinkJudgement(Verdict(FAILS, KERNEL), "cites-too-little", proof_all, missing=missing)
             # show why: a model of the cited facts alone in which the link is false
             j.counterexample, note = cx.search_link_model(state, prover.decls, lhs, rhs, cited, rel,
-                                                          seed_parts, deadline)
+                                                          seed_parts, deadline, defined)
             j.search_notes += [note] if note else []
             if j.counterexample is None:  # the kernel is incomplete: not proved from the citation is not false
                 j.verdict = UNDECIDED
