@@ -138,6 +138,44 @@ def _contradicted(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
     return _violated(nz, quantities, polys, forms) or _gram_violated(nz, quantities, polys, forms)
 
 
+MAX_INSTANCES = 48  # instances of quantified facts at literal indices, per check
+
+
+def _literal_instances(nz: Normalizer, decls: Decls, labelled, cache: dict, ikey) -> list:
+    """(label, normal form) of each quantified equation (``Var(q_i) = 1`` for every i) at the literal indices
+    the other equations use on the same families (``Cov(q_1, q_2) = -9/10``): a member q_1 in a fact presumes
+    1 in q's range, as it does in a link, so ``Var(q_1) = 1`` is one of the facts' consequences."""
+    eqs = [(lab, f) for lab, f in labelled if isinstance(f, EqFact)]
+    used: dict = {}  # family base -> the literal indices the unquantified equations put on it
+    for _, f in eqs:
+        for ix in () if f.free else (as_expr(f.lhs) - as_expr(f.rhs)).atoms(sympy.Indexed):
+            if len(ix.indices) == 1 and ix.indices[0].is_Integer:
+                used.setdefault(ix.base, set()).add(ix.indices[0])
+    out = []
+    for lab, f in eqs:
+        if not f.free or len(f.free) > 2:
+            continue
+        body = as_expr(f.lhs) - as_expr(f.rhs)
+        choices = []
+        for v in f.free:
+            lo = decls.index_ranges.get(v, (None, None))[0]
+            bases = {ix.base for ix in body.atoms(sympy.Indexed) if v in ix.indices}
+            vals = set().union(*(used.get(b, set()) for b in bases)) if bases and lo is not None else set()
+            choices.append(sorted((a for a in vals if sympy.Ge(a, lo) == sympy.true), key=int))
+        for combo in itertools.product(*choices):
+            asg = dict(zip(f.free, combo))
+            if any(asg.get(a) == asg.get(b) for a, b in f.distinct) or len(out) >= MAX_INSTANCES:
+                continue
+            key = (f, combo, ikey)
+            if key not in cache:
+                try:
+                    cache[key] = nz.expr(body.xreplace(asg))
+                except KernelLimit:
+                    continue
+            out.append((lab, cache[key]))
+    return out
+
+
 def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
                       cache: dict | None = None) -> Contradiction | None:
     """The labels whose facts contradict each other, with the reason (None when none is seen).
@@ -174,6 +212,9 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
                 cache[key] = p
             polys.append(p)
             owners.append(lab)
+    for lab, p in _literal_instances(nz, decls, [(lab, f) for lab in labels for f in facts[lab]], cache, ikey):
+        polys.append(p)
+        owners.append(lab)
     try:
         basis_of(polys)
     except Inconsistent:
