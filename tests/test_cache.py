@@ -173,3 +173,23 @@ def test_a_hit_imports_neither_sympy_nor_lark(tmp_path):
     again = subprocess.run([sys.executable, "-c", code, str(d), f], capture_output=True, text=True, env=env)
     assert first.stdout.split()[-2:] == ["HEAVY", "0"]  # checked: the kernel ran
     assert again.stdout.split()[-2:] == ["LIGHT", "0"]  # served from the cache
+
+
+def test_default_jobs_read_hits_here_and_check_the_rest_on_a_pool(tmp_path):
+    """jobs=None: cached files are read in this process, the others checked on a pool; same reports as -j 1."""
+    a, b, c = (tmp_path / f"{n}.step" for n in "abc")
+    a.write_text("random X\nstep s: E[2 X] = 2 E[X]\n", encoding="utf-8")
+    b.write_text("random Y\nstep t: E[Y + 1] = E[Y] + 2\n", encoding="utf-8")
+    c.write_text("random Z\nstep u: Var(3 Z) = 9 Var(Z)\n", encoding="utf-8")
+    files = [str(a), str(b), str(c)]
+    serial = C.check_files(files, Options(), directory=None, jobs=1)
+    cache_dir = tmp_path / "cache"
+    C.check_files(files[:1], Options(), directory=cache_dir, jobs=1)  # a.step is a hit from now on
+    assert C.stored(str(a), Options(), C.Cache(cache_dir)) is not None
+    assert C.stored(str(b), Options(), C.Cache(cache_dir)) is None
+    pooled = C.check_files(files, Options(), directory=cache_dir, jobs=None)
+    assert list(pooled) != [] and set(pooled) == set(files)
+    for f in files:
+        assert [lk.status for st in pooled[f].steps for lk in st.links] == \
+               [lk.status for st in serial[f].steps for lk in st.links]
+    assert [lk.status for st in pooled[str(b)].steps for lk in st.links] == ["fails"]

@@ -61,6 +61,8 @@ def fake_checker(monkeypatch):
     mod.check_file = check_file
     mod.check_text = lambda text, file="<string>", *, strict=False: None
     monkeypatch.setitem(sys.modules, "stepcheck.checker", mod)
+    # the stand-in lives in this process: verify's default pool (one process per CPU) would not see it
+    monkeypatch.setattr("stepcheck.cache.os.cpu_count", lambda: 1)
     mod.calls = calls
     return mod
 

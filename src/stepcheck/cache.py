@@ -150,25 +150,43 @@ def _check_one(path: str, options, directory):
     return check_file(path, options, Cache(directory) if directory is not None else None)
 
 
-def check_files(files: list[str], options, *, directory=None, jobs: int = 1, progress=None) -> dict:
-    """``{path: report}`` for ``files``, through the cache in ``directory`` (None: no cache), on ``jobs``
-    processes; ``progress(done, path)`` is called as files finish."""
+def stored(path: str, options, cache: Cache):
+    """The cached report of ``path`` under ``options``, or None (nothing is checked; sympy is not imported)."""
+    from .markdown import read_any
+
+    try:
+        return cache.get(key(read_any(path), path, options))
+    except Exception:  # noqa: BLE001 - unreadable: checking it reports why
+        return None
+
+
+def check_files(files: list[str], options, *, directory=None, jobs: int | None = 1, progress=None) -> dict:
+    """``{path: report}`` for ``files``, through the cache in ``directory`` (None: no cache).
+
+    Cache hits are read here; the files left are checked on ``jobs`` processes (None: one per CPU, as many
+    as there are files to check).  ``progress(done, path)`` is called as files finish."""
     out: dict = {}
-    if jobs <= 1 or len(files) <= 1:
-        cache = Cache(directory) if directory is not None else None
-        for i, f in enumerate(files):
+    cache = Cache(directory) if directory is not None else None
+    if cache is not None:
+        for f in files:
+            if (rep := stored(f, options, cache)) is not None:
+                out[f] = rep
+    left = [f for f in files if f not in out]
+    workers = min(jobs if jobs is not None else (os.cpu_count() or 1), len(left))
+    if workers <= 1:
+        for i, f in enumerate(left):
             if progress:
-                progress(i, f)
+                progress(len(out), f)
             out[f] = check_file(f, options, cache)
     else:
         from concurrent.futures import ProcessPoolExecutor, as_completed
 
-        with ProcessPoolExecutor(max_workers=min(jobs, len(files))) as pool:
-            futures = {pool.submit(_check_one, f, options, directory): f for f in files}
-            for i, fut in enumerate(as_completed(futures)):
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(_check_one, f, options, directory): f for f in left}
+            for fut in as_completed(futures):
                 out[futures[fut]] = fut.result()
                 if progress:
-                    progress(i + 1, futures[fut])
+                    progress(len(out), futures[fut])
     if directory is not None:
         Cache(directory).prune()
     return out

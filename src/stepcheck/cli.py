@@ -121,8 +121,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="explain a diagnostic code (such as E-cites-too-little) and exit; without CODE (or with `list`), "
         "list every code (docs/diagnostics.md)",
     )
-    ap.add_argument("-j", "--jobs", type=int, default=1, metavar="N",
-                    help="check N files at a time, on N processes (default 1)")
+    ap.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
+                    help="check N files at a time, on N processes (default: one per CPU, for the files that are "
+                         "not read from the cache; -j 1 checks them one after the other)")
     ap.add_argument("--cache-dir", metavar="DIR", default=None,
                     help="where results of unchanged files are kept (default $XDG_CACHE_HOME/stepcheck, else "
                          "~/.cache/stepcheck); a file whose text, options or stepcheck changed is checked again")
@@ -423,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if args.explain is None:
             _fix_pdf_args(parser, args)
-        if args.jobs < 1:
+        if args.jobs is not None and args.jobs < 1:
             parser.error(f"--jobs: the number of processes must be at least 1, not {args.jobs}")
         if args.timeout is not None and not args.timeout > 0:
             parser.error(f"--timeout: the time limit must be a positive number of seconds, not {args.timeout:g}")
