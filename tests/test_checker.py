@@ -663,3 +663,25 @@ def test_an_uncited_link_the_whole_scope_is_too_large_for_is_tried_on_the_assump
 def test_the_narrower_try_never_makes_a_false_link_hold():
     rep = check_text(NARROW + "step d: E[q_i k_i] = E[q_i] E[k_i] = 1\n")
     assert link(rep, "d", 2).status != "holds"
+
+
+def test_the_residual_of_an_inequality_is_named_as_its_margin():
+    """`a < b` not proved: the note shows b - a (what must be positive), and says so; `=` keeps lhs - rhs."""
+    rep = check_text("let p: real\nlet c: positive real\nstep s: p (1 - p) < 1/4 + c\nstep t: p = p^2\n")
+    notes = {s.name: [n for lk in s.links for d in lk.diagnostics for n in d.notes] for s in rep.steps}
+    assert any(n.startswith("right side − left side (must be > 0) reduces to: 1/4 + c") for n in notes["s"])
+    assert any(n.startswith("left side − right side reduces to:") for n in notes["t"])
+
+
+def test_identities_in_scope_too_large_for_the_prover_do_not_block_a_witness():
+    """Two true Jacobian identities in scope give a fact system too large to solve; the false third step is
+    then tried from the assumptions alone, and the witness of that residual is re-checked against every step
+    in scope before it refutes (a longer budget than the default: the doomed first attempt takes seconds)."""
+    from pathlib import Path
+
+    path = Path(__file__).parent / "hostile" / "08-nonpolynomial" / "identities_in_scope_do_not_block_a_witness.step"
+    rep = check_file(str(path), timeout=30)
+    status = {s.name: s.status for s in rep.steps}
+    assert status == {"j1": "holds", "ls": "holds", "bad": "fails"}
+    bad = rep.steps[-1].links[0]
+    assert "N = 2" in (bad.counterexample or "")

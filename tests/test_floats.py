@@ -54,3 +54,57 @@ def test_names_and_unknown_formats():
 def test_the_statement_shows_the_format():
     rep = check_text("check c: exp(700) = oo in float32\n", "f.step")
     assert rep.steps[0].statement.endswith("in float32")
+
+
+@pytest.mark.parametrize("claim, want", [
+    # a literal is rounded once, from its exact value: just above the float16 midpoint 1 + 2^-11 it
+    # rounds up (through float64 first it landed on the midpoint and went down to 1)
+    ("1.00048828125000000000001 = 1 in float16", "fails"),
+    ("1.00048828125 = 1 in float16", "holds"),                        # the exact midpoint: ties to even
+    ("1.00146484375 = 1.001953125 in float16", "holds"),              # 1 + 3 2^-11: ties to even, upwards
+    ("1.00000005960464477539062500001 = 1 in float32", "fails"),
+    ("1.000000059604644775390625 = 1 in float32", "holds"),
+    # exp and log correctly rounded: float32 exp(1) is 2.71828174591064453125, whose log is 0.99999997...,
+    # 0.99999994 in float32 (numpy's float32 exp(1) is one unit in the last place above on some CPUs)
+    ("exp(1) = 2.71828174591064453125 in float32", "holds"),
+    ("log(exp(1)) < 1 in float32", "holds"),
+    ("log(exp(1)) > 1 in float32", "fails"),
+    ("pi = 3.1415927410125732421875 in float32", "holds"),
+    ("2^0.5 = sqrt(2) in float32", "holds"),
+    ("log(0) = -oo in float32", "holds"),
+    ("sqrt(0 - 1) != sqrt(0 - 1) in float64", "holds"),             # NaN
+    ("exp(10^10) = oo in float64", "holds"),                          # far past the range: no huge rational
+    ("exp(0 - 10^10) = 0 in float16", "holds"),
+    ("log(0.5) < 0 in float32", "holds"),
+])
+def test_rounding_is_once_and_correct(claim, want):
+    got, _ = status("check c: " + claim)
+    assert got == want, claim
+
+
+def test_correctly_rounded_agrees_with_an_independent_rounding():
+    """float64 results against CPython's float(Fraction) (correctly rounded) of a 400-bit value."""
+    import math
+    import random
+    from fractions import Fraction
+
+    import mpmath
+
+    from stepcheck.floats import correctly_rounded, round_exact
+
+    rng = random.Random(5)
+    for _ in range(300):
+        x = rng.uniform(-30, 30) if rng.random() < 0.5 else rng.uniform(0, 1) * 2.0 ** rng.randint(-60, 60)
+        x = x if abs(x) < 700 else math.copysign(700, x)  # exp stays finite: a float to compare with
+        for name in ("exp", "log", "tanh", "sqrt"):
+            if name in ("log", "sqrt") and x <= 0:
+                continue
+            fn = getattr(mpmath, name)
+            with mpmath.workprec(400):
+                v = fn(mpmath.mpf(x))
+            sign, man, ex, _ = v._mpf_
+            want = (-1) ** sign * float(Fraction(man) * Fraction(2) ** ex)
+            assert correctly_rounded(fn, (x,), "float64") == want, (name, x)
+    assert round_exact(Fraction(2) ** 1024, "float64") == math.inf
+    assert round_exact(Fraction(-1, 2 ** 1080), "float64") == 0.0 and math.copysign(1, round_exact(Fraction(-1, 2 ** 1080), "float64")) < 0
+    assert round_exact(Fraction(65520), "float16") == math.inf and round_exact(Fraction(65519), "float16") == 65504.0

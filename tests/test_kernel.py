@@ -375,6 +375,16 @@ def test_inconsistent_equations_detected_and_nothing_holds():
     assert out.status != "holds"
 
 
+def test_a_contradiction_names_the_independence_it_needs():
+    """Cov(X, Y) = 1 contradicts independent(X, Y) only together with it: both are named. Independence
+    that plays no part (two values for Var(X)) is not."""
+    facts = {"ind": [indep("ind", members=(X, Y))], "cv": [eq("cv", Cov(X, Y), 1)]}
+    assert sorted(check_consistency(DECLS, facts)) == ["cv", "ind"]
+    facts = {"ind": [indep("ind", members=(X, Y))], "one": [eq("one", Var(X), 1)], "two": [eq("two", Var(X), 2)]}
+    assert sorted(check_consistency(DECLS, facts)) == ["one", "two"]
+    assert check_consistency(DECLS, {"cv": [eq("cv", Cov(X, Y), 1)]}) is None
+
+
 def test_negative_variance_detected():
     facts = {"neg": [eq("neg", Var(X), -1)]}
     assert check_consistency(DECLS, facts) == ["neg"]
@@ -654,3 +664,50 @@ def test_visibly_squarefree_declines(p):
     from stepcheck.kernel.reduce import _visibly_squarefree
 
     assert not _visibly_squarefree(sp.Poly(sp.expand(p)))
+
+
+def test_block_order_is_sympys_product_order():
+    """The elimination order's one-function form gives the keys of sympy's ProductOrder of two grevlex
+    blocks, for every split point, so the bases and remainders are the same."""
+    import random
+
+    from sympy.polys.orderings import ProductOrder, grevlex
+
+    from stepcheck.kernel.reduce import BlockGrevlex
+
+    rng = random.Random(3)
+    for k in range(1, 5):
+        product = ProductOrder((grevlex, lambda m, k=k: m[:k]), (grevlex, lambda m, k=k: m[k:]))
+        block = BlockGrevlex(k)
+        for _ in range(500):
+            m = tuple(rng.randint(0, 3) for _ in range(5))
+            assert block(m) == product(m)
+    assert BlockGrevlex(2) == BlockGrevlex(2) and BlockGrevlex(2) != BlockGrevlex(3)
+    # where it must differ from plain grevlex: a moment atom (first block) outweighs any parameter power
+    assert BlockGrevlex(1)((1, 0, 0)) > BlockGrevlex(1)((0, 3, 0)) and grevlex((1, 0, 0)) < grevlex((0, 3, 0))
+
+
+def test_nested_sums_equal_up_to_renaming_and_order_of_bounds():
+    """The canonical form of a multiple sum does not depend on the bound indices' names or on the order
+    of the sums (three and four bounds: ordered by signature, alike bounds permuted); and it still tells
+    apart sums whose summands differ only in which bound goes where."""
+    w = sp.IndexedBase("w", real=True)
+
+    def S3(f):
+        a_, b_, c_ = sp.Dummy("a", integer=True), sp.Dummy("b", integer=True), sp.Dummy("c", integer=True)
+        return sp.Sum(sp.Sum(sp.Sum(f(a_, b_, c_), (a_, 1, n)), (b_, 1, n)), (c_, 1, n))
+
+    lhs = S3(lambda u, v, t: q[u] * k[v] * q[t] * w[v])
+    assert prove(lhs, S3(lambda u, v, t: q[t] * k[u] * q[v] * w[u])).holds
+    assert not prove(lhs, S3(lambda u, v, t: q[u] * k[v] * q[t] * w[t])).holds
+
+    def S4(f):
+        ds = [sp.Dummy(s, integer=True) for s in "abcd"]
+        body = f(*ds)
+        for d in ds:
+            body = sp.Sum(body, (d, 1, n))
+        return body
+
+    lhs4 = S4(lambda a_, b_, c_, d_: q[a_] * q[b_] * k[c_] * k[d_] * w[a_] * w[c_])
+    assert prove(lhs4, S4(lambda a_, b_, c_, d_: k[a_] * q[d_] * w[a_] * q[b_] * w[b_] * k[c_])).holds
+    assert not prove(lhs4, S4(lambda a_, b_, c_, d_: q[a_] * q[b_] * k[c_] * k[d_] * w[a_] * w[b_])).holds

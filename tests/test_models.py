@@ -404,3 +404,19 @@ def test_rational_sums_with_python_integers_agree_term_by_term():
     assert _rational_sum(x / i, i, sp.Integer(1), sp.Integer(3), None) is None  # another free symbol
     assert _rational_sum(sp.sqrt(2) / i, i, sp.Integer(1), sp.Integer(3), None) is None  # not over the rationals
     assert _rational_sum(sp.Float(0.5) / i, i, sp.Integer(1), sp.Integer(3), None) is None  # a float
+
+
+def test_a_fact_about_a_random_variable_holds_almost_surely():
+    """`Y > 0` (Y random, outside any moment) holds in a model where every outcome of Y is positive, and is
+    violated where one outcome of positive probability is not; facts without a raw random variable are
+    unchanged."""
+    from stepcheck.models.evaluate import satisfies, violates
+    from stepcheck.terms.facts import IneqFact
+
+    pos = IneqFact("pos", Y, sympy.Integer(0), ">")
+    ok = Model(groups=[single(Y, [(1, "1/2"), (3, "1/2")])])
+    bad = Model(groups=[single(Y, [(-1, "1/2"), (3, "1/2")])])
+    assert satisfies(pos, ok, XY) and not violates(pos, ok, XY)
+    assert not satisfies(pos, bad, XY) and violates(pos, bad, XY)
+    mean = IneqFact("m", E(Y), sympy.Integer(0), ">")
+    assert satisfies(mean, bad, XY)  # E[Y] = 1 > 0: a moment is a number, as before

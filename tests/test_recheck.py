@@ -360,6 +360,65 @@ def test_pointwise_agreement_is_numeric_but_a_disagreement_is_proved():
     assert pointwise.AGREE >= 30
 
 
+def test_pointwise_memo_evaluates_a_shared_side_once_and_keeps_failures():
+    """The links of a chain over the same symbols meet at the same points, and the side they share is
+    evaluated once per point; a side with no value at a point stays without one (never a stale value),
+    and a wrong link is still caught when its sides come from the memo."""
+    import sympy as sp
+
+    from stepcheck.judge import pointwise
+    from stepcheck.judge.recheck import Recheck
+    from stepcheck.terms.facts import Decls
+
+    t = sp.Symbol("T", positive=True)
+    h = sp.Dummy("h", real=True)
+    decls = Decls(set(), set(), {})
+    lim = sp.Limit((sp.exp(t * h) - 1) / h, h, 0, "+-")
+    calls = []
+    real_value = Recheck.value
+
+    def counting(self, x):
+        calls.append(x)
+        return real_value(self, x)
+
+    memo: dict = {}
+    Recheck.value = counting
+    try:
+        done1, bad1 = pointwise.pointwise_check(decls, lim, t, "=", {}, memo=memo)
+        done2, bad2 = pointwise.pointwise_check(decls, t, t + 0 * t, "=", {}, memo=memo)
+        _, bad3 = pointwise.pointwise_check(decls, t, 2 * t, "=", {}, memo=memo)
+        _, bad4 = pointwise.pointwise_check(decls, sp.log(t - 1), t, "=", {}, memo=memo)
+        _, bad5 = pointwise.pointwise_check(decls, sp.log(t - 1), t, "=", {}, memo=memo)
+    finally:
+        Recheck.value = real_value
+    assert bad1 is None and bad2 is None and done1 == done2 > 0
+    assert sum(1 for x in calls if x == lim) == done1 and sum(1 for x in calls if x == t) == done1  # once each
+    assert bad3 is not None  # the memo's value of T against 2 T: still a disagreement
+    # log(T - 1) has no real value at T = 1/3 or 1 (remembered as such: skipped both times); the first
+    # point where it has one disagrees, from the memo as first
+    assert bad4 is not None and bad4 == bad5
+    assert any(isinstance(v, Exception) for v in memo.values())
+
+
+def test_pointwise_draws_past_points_where_a_fact_fails():
+    """Points where an assumed inequality fails are skipped at the cost of the fact, and more are drawn:
+    under x > y, x > z (y defaulted to 0 at a point that does not name it) most drawn points fail a fact,
+    yet the link is still evaluated at the usual number of points; a wrong link is still caught."""
+    import sympy as sp
+
+    from stepcheck.judge import pointwise
+    from stepcheck.terms.facts import Decls, IneqFact
+
+    x, y, z = sp.symbols("x y z", real=True)
+    decls = Decls(set(), set(), {})
+    facts = {"top": [IneqFact("top", x, y, ">"), IneqFact("top", x, z, ">")]}
+    done, bad = pointwise.pointwise_check(decls, sp.Max(x, z), x, "=", facts)
+    # x, z each take 5 values; 7 of the 25 pairs have x > 0 (y = 0) and x > z: every one is evaluated
+    assert bad is None and done == 7 <= pointwise.MAX_POINTS < pointwise.CANDIDATES
+    done, bad = pointwise.pointwise_check(decls, sp.Max(x, z), z, "=", facts)
+    assert bad is not None and bad[0].values[x] > bad[0].values[z]
+
+
 def test_sample_product_lists_small_products_and_draws_from_large_ones():
     """Points for the pointwise check: a large product of choices is drawn from, never listed (listing
     4^12 took seconds and gigabytes); a small one is shuffled whole, as before."""

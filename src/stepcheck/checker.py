@@ -19,8 +19,8 @@ from sympy import IndexedBase, KroneckerDelta, Symbol
 
 from . import syntax as S
 from .assumptions import fact_kind
-from .elaborate import KIND_OF_TYPE, Definition, Elaborator, Family
-from .judge.domains import undischarged
+from .elaborate import DEFINED, KIND_OF_TYPE, Definition, Elaborator, Family
+from .judge.domains import open_conditions, undischarged
 from .uses import domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, clip, closest, error
 from .judge import settle, settle_step
@@ -308,16 +308,7 @@ class Checker:
         """Record the declared laws and the moment facts they give the kernel (see distributions.py)."""
         from . import distributions
 
-        state = self.state
-        for law in distributions.declare(state, st):
-            if law.index is not None:
-                state.scope.index_ranges[law.index[0]] = law.index[1]
-            state.laws[law.name] = law.declared
-            state.scope.distributions[law.written] = (st.distribution, st.distribution.span)
-            state.facts[law.label] = law.facts
-            state.fact_kinds[law.label] = "distribution"
-            state.labels_span[law.label] = law.span
-            self.rep.assumptions.append(law.info)
+        distributions.record(self.state, st, self.rep)
 
     def s_RealDecl(self, st: S.RealDecl):
         self._prover = None  # new declarations: the kernel's Decls change
@@ -453,15 +444,19 @@ class Checker:
             else:
                 # under `for i != j` the link is checked as lhs (1 - δ_ij) = rhs (1 - δ_ij): the same claim
                 # where i ≠ j, and 0 = 0 where i = j (so no counterexample can put i = j)
-                where = conds[k] + [c for c in conds[k + 1] if c not in conds[k]]
+                both = conds[k] + [c for c in conds[k + 1] if c not in conds[k]]
+                where = [c for c in both if c[1] != DEFINED]  # guards (DEFINED) only keep witnesses in
                 # the link holds where both sides are defined: a name that must be positive there (log(a))
                 # is checked as a positive name, and the condition is shown with the result
+                # (not a name the facts mention: Var(B) = p (1 - p) where p ≥ 0 would lose B's law's facts)
                 signed = {x: Symbol(x.name, positive=True) if rel == ">" else Symbol(x.name, nonnegative=True)
                           for x, rel in where if rel in (">", ">=") and isinstance(x, Symbol)
-                          and x not in self.state.scope.index_ranges and not x.is_nonnegative}
+                          and x not in self.state.scope.index_ranges and not x.is_nonnegative
+                          and x not in self.state.fact_symbols()}
                 # a conditional step is a fact only where its conditions hold; a witness must lie where they do
                 self._link_where = frozenset(text for text, _ in undischarged(where, state.facts))
-                self._link_domain = [(x.xreplace(signed), rel) for x, rel in where]
+                self._link_domain = [(x.xreplace(signed), rel) for x, rel in open_conditions(where, state.facts)
+                                     + [c for c in both if c[1] == DEFINED]]
                 self.check_link(lr, lk, (lhs * guard).xreplace(signed), (rhs * guard).xreplace(signed), name)
                 if lr.status == HOLDS:
                     domain_uses(self.state, lr, where)
@@ -627,7 +622,7 @@ class Checker:
         lr.diagnostics += [_search_note(n) for n in j.search_notes]
         notes = []
         if lr.residual is not None:
-            notes.append(f"left side − right side reduces to: {clip(lr.residual)}")
+            notes.append(f"{_MARGIN.get(lk.rel, 'left side − right side')} reduces to: {clip(lr.residual)}")
         if j.witness is not None and j.witness[0] is not None and lr.counterexample == j.witness[0]:
             what = "the two sides differ by" if lk.rel == "=" else "the inequality fails: its margin is"
             notes.append(f"counterexample: {j.witness[0]}: {what} {_show_expr(j.witness[1])}")
@@ -651,6 +646,11 @@ ONE_LINE_HELP = "put each link on its own line, with its own `by`"
 
 def _search_note(text: str) -> Diagnostic:
     return Diagnostic("note", text, None, code="N-no-counterexample")
+
+
+#: what the residual of an inequality is: its margin, which must be positive (or nonnegative)
+_MARGIN = {"<": "right side − left side (must be > 0)", "<=": "right side − left side (must be ≥ 0)",
+           ">": "left side − right side (must be > 0)", ">=": "left side − right side (must be ≥ 0)"}
 
 
 def _show_expr(x, lk: S.Link | None = None) -> str:

@@ -443,6 +443,14 @@ _TABLE = (
         example="let x: real\nstep s: x ≈ x\n",
     ),
     Code(
+        "E-mixed-chain", "error", "steps", "a chain goes both ways",
+        "A `step` chain mixes `<=` or `<` with `>=` or `>` (`x^2 + 1 >= 2 x <= 2 x + 1`): it states no "
+        "relation between its first and last expressions. Every link is still checked and shown, but the "
+        "step is not verified.",
+        "Split the chain into two steps, one per direction.",
+        example="let x: real\nstep s: x^2 + 1 >= 2 x <= 2 x + 1\n",
+    ),
+    Code(
         "E-internal-soundness", "error", "steps", "internal soundness error",
         "The kernel accepted a link, but the soundness cross-check found a finite model of the link's "
         "assumptions in which the link is false: the kernel was wrong. This is a bug in stepcheck, not in "

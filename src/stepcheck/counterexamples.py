@@ -19,6 +19,8 @@ import time
 from .errors import Diagnostic, StepError, error
 from .judge import KERNEL, UNDECIDED, WITNESS, Verdict, settle, settle_step
 from .judge.attribution import attribute
+from .judge.domains import open_conditions
+from .judge.link import domain_facts
 from .judge.refuters import _distributions, _seed, confirm_model, cross_check
 from .results import FAILS, HOLDS, UNKNOWN, LinkResult, StepResult, Use
 
@@ -115,12 +117,16 @@ def refute_step(checker, st) -> StepResult:
         w = None
         reason = ", ".join(f"`{b}`" for b in blocked) + " is not a finite distribution"
     else:
-        w = find_counterexample(lhs, rhs, checker.prover.decls, keep, others,
+        # a counterexample must lie where the statement is defined (sqrt(x)^2 = |x| at x = -1 refutes nothing)
+        conds = open_conditions([c for c in el.conditions if c[1] != "defined"], keep) \
+            + [c for c in el.conditions if c[1] == "defined"]
+        defined = domain_facts(conds, checker.prover.decls)
+        w = find_counterexample(lhs, rhs, checker.prover.decls, {**keep, **defined}, others,
                                 seconds=min(max(REFUTE_SECONDS, 0.8 * deadline.seconds), deadline.remaining()), seed=_seed(st.name.name), fixed=fixed,
                                 claim="the statement claims")
         reason = None if w else w.reason
         if w:  # a refutation is a counterexample: re-checked by the judge's own code before it counts
-            ok, why = confirm_model(w, checker.prover.decls, lhs, rhs, "=", keep)
+            ok, why = confirm_model(w, checker.prover.decls, lhs, rhs, "=", {**keep, **defined})
             if not ok:
                 w, reason = None, f"a counterexample candidate was dropped: {why}"
     lr.seconds = time.perf_counter() - t0

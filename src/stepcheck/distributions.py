@@ -53,6 +53,22 @@ class Dist:
     def continuous(self) -> bool:
         return self.name in ("Normal", "Uniform")
 
+    def conditions(self) -> tuple:
+        """Where the law exists, for parameters that are names ((expr, rel) against 0, as
+        ``Elaborator.need``): a numeric parameter is validated when declared, and a condition the
+        declared signs already give (σ² with σ positive) is left out."""
+        p = self.params
+        if self.name == "Normal":
+            want = [(p[1], ">")]
+        elif self.name in ("Uniform", "DiscreteUniform"):
+            want = [(p[1] - p[0], ">" if self.name == "Uniform" else ">=")]
+        elif self.name in ("Bernoulli", "Binomial"):
+            want = [(p[-1], ">="), (1 - p[-1], ">=")]
+        else:
+            want = []
+        return tuple((x, rel) for x, rel in want if not x.is_number
+                     and not (x.is_positive if rel == ">" else x.is_nonnegative))
+
     def moment(self, k: int) -> sympy.Expr:
         """E[X^k], exactly (symbolic parameters allowed)."""
         k = int(k)
@@ -258,12 +274,12 @@ def _validate(name, args, node):
             bad("the probability p must lie in [0, 1]")
     if name == "Binomial":
         n = args[0]
-        if (n.is_number and not (n.is_Integer and n >= 1)) or n.is_integer is False:
-            bad("n must be a positive whole number")
+        if not (n.is_integer and n.is_positive):
+            bad("n must be a positive whole number (a name: declare it `positive integer`)")
     if name == "DiscreteUniform":
         a, b = args
-        if a.is_integer is False or b.is_integer is False:
-            bad("the bounds must be whole numbers")
+        if not (a.is_integer and b.is_integer):  # a real bound a = 1/2 would make E[D] = (a + b)/2 false
+            bad("the bounds must be whole numbers (a name: declare it `integer`)")
         if a.is_number and b.is_number and a > b:
             bad("it needs a <= b")
 
@@ -369,6 +385,23 @@ def declare(state, st: S.Random) -> list[LawDecl]:
         out.append(LawDecl(name, nm.name, declared, label, facts, d.span,
                            AssumptionInfo(label, "distribution", shown, ["distribution"], d.span), index))
     return out
+
+
+def record(state, st: S.Random, rep) -> None:
+    """Put the laws of a `random ... ~ LAW` statement into the file's state: the moment facts, the index
+    ranges, and where each law exists (its conditions, which every link about the variable inherits)."""
+    for law in declare(state, st):
+        if law.index is not None:
+            state.scope.index_ranges[law.index[0]] = law.index[1]
+        state.laws[law.name] = law.declared
+        conditions = law.declared.dist.conditions()
+        if conditions:
+            state.scope.law_conditions[law.name] = conditions
+        state.scope.distributions[law.written] = (st.distribution, st.distribution.span)
+        state.facts[law.label] = law.facts
+        state.fact_kinds[law.label] = "distribution"
+        state.labels_span[law.label] = law.span
+        rep.assumptions.append(law.info)
 
 
 def higher_moment_facts(state, facts: dict) -> dict:

@@ -18,6 +18,7 @@ from . import syntax as S
 from .errors import Span, closest, error
 from .literals import number
 from .terms.functions import FUNCTIONS
+from .conditions import DEFINED, DomainConditions
 from .terms.objects import SD, Cov, E, Var
 
 MAX_EXPONENT = 1000  # a numeric exponent larger than this is refused
@@ -67,6 +68,9 @@ class Scope:
     defines: dict = field(default_factory=dict)  # name -> Definition
     random_symbols: set = field(default_factory=set)
     distributions: dict = field(default_factory=dict)  # name -> (Call AST, Span)
+    #: random variable or family name -> where its declared law exists ((expr, rel) as in Elaborator.need):
+    #: Bernoulli(p) needs 0 <= p <= 1; a link about the variable holds only there
+    law_conditions: dict = field(default_factory=dict)
     matrices: dict = field(default_factory=dict)  # name -> matrices.MatrixDecl
 
     def all_names(self):
@@ -77,7 +81,7 @@ class Scope:
         return names
 
 
-class Elaborator:
+class Elaborator(DomainConditions):
     def __init__(self, scope: Scope):
         self.scope = scope
         self.bound: list[dict] = []  # stack of {name: Dummy}
@@ -88,37 +92,18 @@ class Elaborator:
         self.conditions: list[tuple] = []
         self.bound_ranges: dict = {}  # summation index (a Dummy) -> (lo, hi, span of the sum)
 
-    def need(self, x, rel: str):
-        """Record that the expression being read is defined (real) only where ``x REL 0``.
-
-        sympy simplifies ``y/y`` to 1 and ``exp(log(y))`` to ``y`` as it builds
-        them, so the side conditions are recorded here, from the parse tree.
-        Conditions that hold for every value, and conditions on random
-        quantities or on a bound variable (a summation index, a limit's
-        variable), are not recorded.
-        """
-        if x.is_number:
-            return
-        if x.has(E, Var, Cov, SD) or any(s in self.scope.random_symbols for s in x.free_symbols) \
-                or any(isinstance(a, sympy.Indexed) and self._random_family(a) for a in x.atoms(sympy.Indexed)):
-            return
-        bound = {v for fr in self.bound for v in fr.values()}
-        if x.free_symbols & bound:
-            return
-        if (x, rel) not in self.conditions:
-            self.conditions.append((x, rel))
-
     def use_definition(self, d: Definition, indices):
         """A definition's body at ``indices``, with the side conditions of the body (`define r = sqrt(x)`:
         a link using r holds only where x ≥ 0, as if sqrt(x) were written there)."""
         sub = dict(zip(d.params, indices))
         for x, rel in d.conditions:
-            self.need(x.xreplace(sub) if sub else x, rel)
+            x = x.xreplace(sub) if sub else x
+            if rel == DEFINED:
+                if (x, rel) not in self.conditions:
+                    self.conditions.append((x, rel))
+            else:
+                self.need(x, rel)
         return d.body.xreplace(sub) if sub else d.body
-
-    def _random_family(self, a) -> bool:
-        fam = self.scope.families.get(str(a.base.label))
-        return bool(fam and fam.random)
 
     # ------------------------------------------------------------ names
     def lookup_bound(self, name):
@@ -167,6 +152,8 @@ class Elaborator:
                         notes=[f"`{n}` is declared as a name, and `{n.rsplit('_', 1)[0]}` is a family indexed by `{n.rsplit('_', 1)[1]}`"],
                         help="rename one of them", code="E-ambiguous")
         if direct is not None:
+            if n in self.scope.law_conditions and self.lookup_bound(n) is None:
+                self.need_law(n)
             return direct
         if split is not None:
             return split
@@ -195,36 +182,9 @@ class Elaborator:
             raise error(f"`{name}` takes one index, not {len(indices)}", span, code="E-arity")
         iv = indices[0]
         self.check_range(name, fam, iv, span)
+        if name in self.scope.law_conditions:
+            self.need_law(name)
         return fam.base[iv]
-
-    def check_range(self, name, fam: Family, iv, span):
-        if iv.is_Integer:
-            lo_ok = sympy.Ge(iv, fam.lo)
-            hi_ok = sympy.Le(iv, fam.hi)
-            if lo_ok == sympy.false or hi_ok == sympy.false:
-                raise error(f"index {iv} is outside the range of `{name}`", span, "out of range",
-                            notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}"], code="E-range")
-            return
-        if iv in self.bound_ranges:
-            # a summation index must stay inside the family: sum(i=1..n+1, x_i) would invent x_{n+1}
-            lo, hi, sum_span = self.bound_ranges[iv]
-            outside = sympy.Lt(lo, fam.lo) == sympy.true or sympy.Gt(hi, fam.hi) == sympy.true
-            empty = sympy.Lt(hi, lo) == sympy.true
-            if outside and not empty:
-                raise error(f"the sum runs over {iv.name} in {lo}..{hi}, past the range of `{name}`",
-                            span, "out of range",
-                            notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}; a sum past it would "
-                                   "invent members"],
-                            help=f"sum over a range inside {fam.lo}..{fam.hi}", code="E-range")
-            return
-        if iv.is_Symbol and iv in self.scope.index_ranges:
-            lo, hi = self.scope.index_ranges[iv]
-            if (lo, hi) != (fam.lo, fam.hi):
-                bad = (sympy.Lt(lo, fam.lo) == sympy.true) or (sympy.Gt(hi, fam.hi) == sympy.true)
-                if bad:
-                    raise error(f"index `{iv}` ranges over {lo}..{hi}, outside the range of `{name}`", span,
-                                "out of range", notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}"],
-                                code="E-range")
 
     # ------------------------------------------------------------ expressions
     def expr(self, node) -> sympy.Expr:

@@ -2,7 +2,7 @@
 
 The claim is evaluated **as written** (the parse tree, in the written order
 of operations, never sympy's reordering), every operation rounded to the
-format by numpy's scalar types, with overflow to ``inf`` and invalid
+format (see below), with overflow to ``inf`` and invalid
 operations to ``nan`` as IEEE 754 says. Each float result is then compared
 *exactly*, as the rational number it is (``inf`` as ``oo``), by the same
 comparison as other checks: ``check exp(700) = oo in float32`` holds and
@@ -11,10 +11,21 @@ comparison as other checks: ``check exp(700) = oo in float32`` holds and
 Only numbers, the operators, `pi`, `e`, `oo`, vector literals, `softmax` of a
 vector and the functions `exp`, `log`, `sqrt`, `tanh`, `abs`, `max` and `min`
 are evaluated; anything else is `unknown` with the reason.
+
+Rounding is IEEE 754's round-to-nearest-even of the *exact* value, every time:
+a decimal literal is rounded once from its exact rational value (not through
+float64 first: ``1.00048828125000000000001`` is above the float16 midpoint
+1 + 2^-11, so it rounds up), and ``exp``, ``log``, ``sqrt``, ``tanh``, powers
+and the constants are **correctly rounded** (computed with mpmath to enough
+precision to know the rounding, Ziv's strategy), which IEEE 754 recommends and
+libraries only approach: numpy's float32 ``exp(1)`` is one unit in the last
+place off on some CPUs. The operators ``+ - * /`` are numpy's, which IEEE 754
+requires to be correctly rounded already.
 """
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import sympy
 
@@ -36,13 +47,97 @@ def evaluate(node, fmt: str):
         return _ev(node, t, np)
 
 
+#: (precision in bits with the implicit one, least normal exponent, greatest exponent)
+_PARAMS = {"float16": (11, -14, 15), "float32": (24, -126, 127), "float64": (53, -1022, 1023)}
+
+
+def round_exact(q: Fraction, fmt: str) -> float:
+    """The exact rational ``q`` rounded to nearest (ties to even) in ``fmt``, as a Python float (every
+    value of the three formats is a float64, so the conversion at the end is exact); beyond the largest
+    finite value, ``±inf`` as IEEE 754 says."""
+    p, emin, emax = _PARAMS[fmt]
+    if q == 0:
+        return 0.0
+    a = abs(q)
+    e = a.numerator.bit_length() - a.denominator.bit_length() - 1  # 2^e < a < 2^(e+2)
+    if a >= Fraction(2) ** (e + 1):
+        e += 1  # now 2^e <= a < 2^(e+1)
+    scale = max(e, emin) - p + 1  # the spacing of the format's values around a (subnormals included)
+    m = round(a / Fraction(2) ** scale)  # Fraction.__round__: to nearest, ties to even
+    v = Fraction(m) * Fraction(2) ** scale
+    out = math.inf if v >= Fraction(2) ** (emax + 1) else float(v)
+    return -out if q < 0 else out
+
+
+def _mpf_fraction(v) -> Fraction:
+    sign, man, exp, _ = v._mpf_  # mpmath's raw value: (-1)^sign man 2^exp (man_exp drops the sign)
+    q = Fraction(man * 2 ** exp) if exp >= 0 else Fraction(man, 2 ** -exp)
+    return -q if sign else q
+
+
+def _beyond(v, fmt: str):
+    """±inf or ±0.0 when ``v`` lies far outside the format's range (no exact rational of 10^9 bits is
+    built for exp(1e10)); else None."""
+    p, emin, emax = _PARAMS[fmt]
+    sign, man, exp, bc = v._mpf_
+    if not man:
+        return None
+    top = exp + bc  # 2^(top-1) <= |v| < 2^top
+    if top > emax + 2:
+        return -math.inf if sign else math.inf
+    if top < emin - p - 2:
+        return -0.0 if sign else 0.0
+    return None
+
+
+def correctly_rounded(fn, args, fmt: str) -> float:
+    """``fn`` (an mpmath function) of the exact float ``args``, rounded once to ``fmt``.
+
+    Ziv's strategy: compute with mpmath at a working precision, and accept the rounding when the whole
+    interval the error bound allows rounds to one value; otherwise double the precision (an exact
+    midpoint never settles: past 4096 bits the result is refused, never guessed).
+    """
+    import mpmath
+
+    p = _PARAMS[fmt][0]
+    prec = 2 * p + 32
+    while prec <= 4096:
+        with mpmath.workprec(prec):
+            v = fn(*[mpmath.mpf(float(x)) for x in args])
+        if not isinstance(v, mpmath.mpf):
+            raise NotFloat("the exact value is not real")
+        if mpmath.isinf(v):
+            return math.inf if v > 0 else -math.inf
+        far = _beyond(v, fmt)
+        if far is not None:
+            return far
+        q = _mpf_fraction(v)
+        slack = abs(q) / Fraction(2) ** (prec - 8)
+        lo, hi = round_exact(q - slack, fmt), round_exact(q + slack, fmt)
+        if lo == hi:
+            return lo
+        prec *= 2
+    raise NotFloat("the correctly rounded value could not be settled (an exact tie?)")
+
+
+def _literal(node) -> Fraction:
+    from .literals import number
+
+    v = number(node.text, node.span)  # exact (E-number / E-limit as anywhere else)
+    return Fraction(int(v.p), int(v.q))
+
+
 def _ev(node, t, np):
+    fmt = np.dtype(t).name
     if isinstance(node, S.Num):
-        return t(float(node.text))
+        return t(round_exact(_literal(node), fmt))
     if isinstance(node, S.Name):
-        const = {"pi": math.pi, "π": math.pi, "e": math.e, "oo": math.inf, "∞": math.inf}
-        if node.name in const:
-            return t(const[node.name])
+        import mpmath
+
+        if node.name in ("pi", "π", "e"):
+            return t(correctly_rounded(lambda: +(mpmath.pi if node.name != "e" else mpmath.e), (), fmt))
+        if node.name in ("oo", "∞"):
+            return t(math.inf)
         raise NotFloat(f"`{node.name}` has no value here: float mode evaluates numbers, not names")
     if isinstance(node, S.Neg):
         return _map(lambda a: -a, _ev(node.operand, t, np))
@@ -53,7 +148,8 @@ def _ev(node, t, np):
         return items
     if isinstance(node, S.BinOp):
         a, b = _ev(node.left, t, np), _ev(node.right, t, np)
-        op = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "^": np.power}[node.op]
+        op = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide,
+              "^": lambda x, y: _power(x, y, t, np)}[node.op]
         if isinstance(a, list) or isinstance(b, list):
             if isinstance(a, list) and isinstance(b, list):
                 if node.op not in "+-" or len(a) != len(b):
@@ -70,12 +166,40 @@ def _map(f, v):
     return [f(x) for x in v] if isinstance(v, list) else f(v)
 
 
+def _power(x, y, t, np):
+    """x^y correctly rounded: exactly for a whole exponent, by :func:`correctly_rounded` otherwise; the
+    special cases (infinities, NaN, a zero or negative base) are IEEE 754's pow, as numpy gives them."""
+    fmt = np.dtype(t).name
+    fx, fy = float(x), float(y)
+    if not (math.isfinite(fx) and math.isfinite(fy)) or fx <= 0:
+        return t(np.power(np.float64(fx), np.float64(fy)))  # exact special values (0, inf, nan, ±1)
+    if fy.is_integer() and abs(fy) <= 4096:
+        return t(round_exact(Fraction(fx) ** int(fy), fmt))
+    import mpmath
+
+    return t(correctly_rounded(mpmath.power, (fx, fy), fmt))
+
+
+def _unary(name: str, x, t, np):
+    """exp, log, sqrt, tanh correctly rounded; at infinities, NaN and outside the domain IEEE 754's special
+    values (exact: inf, -inf, 0, ±1, NaN), as numpy gives them in float64."""
+    import mpmath
+
+    fx = float(x)
+    special = {"log": fx <= 0, "sqrt": fx < 0 or fx == 0}.get(name, False)
+    if not math.isfinite(fx) or special:
+        return t(getattr(np, name)(np.float64(fx)))
+    fn = {"exp": mpmath.exp, "log": mpmath.log, "sqrt": mpmath.sqrt, "tanh": mpmath.tanh}[name]
+    return t(correctly_rounded(fn, (fx,), np.dtype(t).name))
+
+
 def _call(node: S.Call, t, np):
     f = node.func
     args = [_ev(a, t, np) for a in node.args]
-    unary = {"exp": np.exp, "log": np.log, "sqrt": np.sqrt, "tanh": np.tanh, "abs": np.abs}
-    if f in unary and len(args) == 1:
-        return _map(lambda x: t(unary[f](x)), args[0])
+    if f in ("exp", "log", "sqrt", "tanh") and len(args) == 1:
+        return _map(lambda x: _unary(f, x, t, np), args[0])
+    if f == "abs" and len(args) == 1:
+        return _map(lambda x: t(np.abs(x)), args[0])
     if f in ("max", "min") and args:
         vals = args[0] if len(args) == 1 and isinstance(args[0], list) else args
         if any(isinstance(v, list) for v in vals):
@@ -85,7 +209,7 @@ def _call(node: S.Call, t, np):
             out = t(np.maximum(out, v) if f == "max" else np.minimum(out, v))
         return out
     if f == "softmax" and len(args) == 1 and isinstance(args[0], list):
-        ex = [t(np.exp(x)) for x in args[0]]  # the naive formula, as the articles write it
+        ex = [_unary("exp", x, t, np) for x in args[0]]  # the naive formula, as the articles write it
         total = ex[0]
         for x in ex[1:]:
             total = t(total + x)

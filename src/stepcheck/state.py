@@ -85,6 +85,11 @@ class FileState:
                 out[lab] = self.step_facts[lab]
         return out
 
+    def fact_symbols(self) -> set:
+        """Every symbol an assumption (a law's moment facts included) mentions."""
+        return {s for fs in self.facts.values() for f in fs for side in (getattr(f, "lhs", None),
+                getattr(f, "rhs", None)) if isinstance(side, sympy.Basic) for s in side.free_symbols}
+
     def describe(self, label: str) -> str:
         if label in self.steps:
             return f"step: {self.steps[label].statement}"

@@ -75,5 +75,26 @@ def combine(statuses) -> str:
 
 
 def settle_step(step) -> None:
-    """A step's status, from its links' verdicts."""
+    """A step's status, from its links' verdicts.  A chain that goes both ways (``a >= b <= c``) states
+    nothing about its two ends: its links are checked, but the step is never verified (E-mixed-chain)."""
     step.status = combine(lk.status for lk in step.links)
+    if step.kind == "step" and step.rel == "?":
+        if step.status == HOLDS:
+            step.status = UNKNOWN
+        _mixed_chain(step)
+
+
+def _mixed_chain(step) -> None:
+    from ..errors import Diagnostic
+
+    ups = [k for k, lk in enumerate(step.links) if lk.rel in ("<", "<=", "≤")]
+    downs = [k for k, lk in enumerate(step.links) if lk.rel in (">", ">=", "≥")]
+    turn = step.links[max(min(ups), min(downs))]  # the first link that goes against an earlier one
+    if any(d.code == "E-mixed-chain" for d in turn.diagnostics):
+        return
+    turn.diagnostics.append(Diagnostic(
+        "error", "this chain goes both ways: it proves no relation between its first and last expressions",
+        turn.span, "against the direction of an earlier link",
+        notes=["a chain of `=`, `<=` and `<` (or of `=`, `>=` and `>`) states the relation between its ends; "
+               "this one mixes the two directions, so the step is not verified even where every link holds"],
+        help="split it into two steps, one per direction", code="E-mixed-chain"))

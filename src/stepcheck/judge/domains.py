@@ -35,11 +35,18 @@ def discharged(x, rel: str, domain) -> bool:
         return False
 
 
+def open_conditions(conds, facts: dict) -> list[tuple]:
+    """The conditions ``(x, rel)`` that declared signs and assumed inequalities do not discharge."""
+    ineqs = [f for fs in facts.values() for f in fs if isinstance(f, IneqFact)]
+    domain = refined_domain(ineqs)
+    return [(x, rel) for x, rel in conds if not discharged(x, rel, domain)]
+
+
 def undischarged(conds, facts: dict) -> list[tuple[str, str]]:
     """(text, why) of each condition ``(x, rel)`` not discharged by declared signs and assumed inequalities."""
     ineqs = [f for fs in facts.values() for f in fs if isinstance(f, IneqFact)]
     domain = refined_domain(ineqs)
-    left = [(x, rel) for x, rel in conds if not discharged(x, rel, domain)]
+    left = open_conditions(conds, facts)
     left = [(x, rel) for x, rel in left if not (rel in (">=", "!=") and (x, ">") in left)]  # y > 0 says it
     # a condition the atomic ones imply (a b > 0 from a > 0 and b > 0) is not shown again
     atomic = {x: Iv(sympy.Integer(0), sympy.oo, rel == ">", True) for x, rel in left
@@ -52,10 +59,18 @@ def undischarged(conds, facts: dict) -> list[tuple[str, str]]:
             if (x.is_Symbol and x in atomic) or not discharged(x, rel, within)]
 
 
+_FLIP = {"!=": "≠", ">": "<", ">=": "≤"}
+
+
 def _text(x, rel: str) -> str:
-    """``y - 2 ≠ 0`` as ``y ≠ 2`` when one side is a number: the way a person writes it."""
-    const = sum((t for t in sympy.Add.make_args(x) if t.is_number), sympy.Integer(0))
-    rest = x - const
-    if const != 0 and rest.is_Symbol or (const != 0 and isinstance(rest, sympy.Indexed)):
-        return f"{_SHOW.doprint(rest)} {_TEXT[rel]} {_SHOW.doprint(-const)}"
-    return f"{_SHOW.doprint(x)} {_TEXT[rel]} 0"
+    """The condition ``x REL 0`` the way a person writes it: the terms with a minus sign on the right
+    (``y - 2 ≠ 0`` as ``y ≠ 2``, ``b - a > 0`` as ``b > a``), a number side on the right
+    (``1 - p ≥ 0`` as ``p ≤ 1``, ``-x ≥ 0`` as ``x ≤ 0``)."""
+    terms = sympy.Add.make_args(x)
+    plus = sympy.Add(*[t for t in terms if not t.could_extract_minus_sign()])
+    minus = sympy.Add(*[-t for t in terms if t.could_extract_minus_sign()])
+    if minus == 0:
+        return f"{_SHOW.doprint(x)} {_TEXT[rel]} 0"
+    if plus.is_number:
+        return f"{_SHOW.doprint(minus)} {_FLIP[rel]} {_SHOW.doprint(plus)}"
+    return f"{_SHOW.doprint(plus)} {_TEXT[rel]} {_SHOW.doprint(minus)}"

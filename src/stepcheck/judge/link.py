@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from sympy import Integer
 
 from ..results import FAILS, HOLDS, UNKNOWN
-from ..terms.facts import IneqFact
+from ..terms.facts import EqFact, IneqFact
 from ..terms.printer import show
 from . import EXACT, KERNEL, UNDECIDED, WITNESS, Verdict, proved
 from . import refuters as cx
@@ -45,7 +45,7 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
     here (``sqrt(x^2) = sqrt(x)^2`` holds where x ≥ 0; as ``sqrt(x^2) = x`` it would prove |x| = x).
     ``domain``: the same conditions as (expression, relation to 0); a witness outside them refutes nothing
     (``|s_i| = sqrt(s_i)^2`` at s_i = -1), so every witness must satisfy them too."""
-    defined = _domain_facts(domain, prover.decls)
+    defined = domain_facts(domain, prover.decls)
     conditional = {lab: sorted(c - where) for lab, c in state.step_conditions.items() if not c <= where}
     all_labels = [lab for lab in state.relevant(lhs, rhs) if lab not in conditional]
     unusable = [lab for lab in cited if lab in conditional]
@@ -59,15 +59,19 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
         return LinkJudgement(UNDECIDED, "contradiction",
                              message="rests on contradictory assumptions: " + ", ".join(sorted(state.contradiction)))
     proof = attribute(prover, lhs, rhs, candidates, rel, deadline)
+    refuting = [(proof, candidates)]  # residuals to look for a witness in (checked against these facts), in order
     if not has_by and not proof.holds and proof.limited:
         # everything in scope was too much for the prover: try the assumptions alone (the verified steps
-        # add the largest facts); a proof from fewer of the facts in scope is a proof of the link
+        # add the largest facts); a proof from fewer of the facts in scope is a proof of the link, and
+        # the residual of one is still refuted only by a witness of every fact in scope
         fewer = [c for c in candidates if c in state.facts]
-        if fewer and len(fewer) < len(candidates):
+        if len(fewer) < len(candidates):
             narrow = attribute(prover, lhs, rhs, fewer, rel, deadline)
             if narrow.holds:
                 proof = narrow
-    refuting = [(proof, candidates)]  # residuals to look for a witness in, in order
+                refuting = [(proof, candidates)]
+            else:
+                refuting.append((narrow, candidates))
     if not proof.holds and has_by:
         wider = [c for c in all_labels if not (state.contradiction and c in state.contradiction)]
         proof_all = attribute(prover, lhs, rhs, wider, rel, deadline)
@@ -129,18 +133,39 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
     return j
 
 
-def _domain_facts(domain, decls) -> dict:
-    """The link's side conditions as facts a witness must satisfy (none: an empty dict)."""
-    facts = [IneqFact(DOMAIN, x, Integer(0), rel, free=tuple(sorted(
-        (s for s in x.free_symbols if s in decls.index_ranges), key=str))) for x, rel in domain]
+def domain_facts(domain, decls) -> dict:
+    """The link's side conditions as facts a witness must satisfy (none: an empty dict).
+
+    A guard (relation ``defined``: an expression that must have a real value, see
+    ``Elaborator._guard``) becomes the equation ``g = g``: it holds exactly where ``g`` has a real value,
+    and both re-checks refuse a point where it has none."""
+    facts = []
+    for x, rel in domain:
+        free = tuple(sorted((s for s in x.free_symbols if s in decls.index_ranges), key=str))
+        facts.append(EqFact(DOMAIN, x, x, free=free) if rel == "defined"
+                     else IneqFact(DOMAIN, x, Integer(0), rel, free=free))
     return {DOMAIN: facts} if facts else {}
 
 
 def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels, defined):
     """(text, value) when the residual's witness also refutes the original link exactly, else (None, why)."""
     text, value, values, pattern = found
+    facts = {**state.facts_of(labels), **defined}
     point = Point(values=dict(values), indexed={}, pattern=pattern)
-    ok, why, defaulted = confirms(point, decls, lhs, rhs, rel, {**state.facts_of(labels), **defined}, complete=True)
+    ok, why, defaulted = confirms(point, decls, lhs, rhs, rel, facts, complete=True)
+    if not ok and not values:
+        # the residual is a number: the link is false wherever the facts hold, so look for such a point
+        # (α > β: the defaults α = β = 0 do not satisfy it, α = 2, β = 1/2 does)
+        from .pointwise import MAX_POINTS, points
+
+        for k, p in enumerate(points(lhs, rhs, decls)):
+            if k >= MAX_POINTS:
+                break
+            ok, _, defaulted = confirms(Point(dict(p.values), {}, pattern=p.pattern if pattern is None else pattern),
+                                        decls, lhs, rhs, rel, facts, complete=True)
+            if ok:
+                defaulted = {**p.values, **defaulted}
+                break
     if not ok:
         return None, why
     if defaulted:  # symbols the residual no longer mentions: the values the re-check gave them

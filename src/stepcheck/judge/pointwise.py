@@ -28,7 +28,8 @@ from ..terms.facts import EqFact, IndepFact, IneqFact
 from .exact import sign
 from .recheck import Point, Recheck, Unconfirmed, holds, violated
 
-MAX_POINTS = 8
+MAX_POINTS = 8  # points evaluated (where the facts hold and both sides have values)
+CANDIDATES = 4 * MAX_POINTS  # points drawn: those where a fact fails are skipped, at the cost of the fact alone
 AGREE = 40  # digits to which the two sides must agree for a point to count as agreeing
 # 1 makes sum(m=2..n, ...) empty and 0 a coefficient vanish: where sympy's limit answers for a generic
 # parameter (b e^t / (b e^t + 1) -> 1, wrong for b = 0), these are the points that show it
@@ -80,14 +81,19 @@ def sample_product(choices: list, k: int, rng: random.Random) -> list:
     return out
 
 
-def points(lhs, rhs, decls, seed: int):
-    """Up to MAX_POINTS concrete points for the free deterministic symbols of the two sides."""
+def points(lhs, rhs, decls, seed: int | None = None):
+    """Up to CANDIDATES concrete points for the free deterministic symbols of the two sides.
+
+    Without a ``seed``, the points are drawn from one seeded by the names of those symbols: the links
+    of a chain over the same symbols meet at the same points, so a side they share is evaluated once
+    (:func:`pointwise_check`'s memo).
+    """
     syms = sorted({s for x in (lhs, rhs) for s in x.free_symbols
                    if s not in decls.random_symbols and not getattr(s, "is_Dummy", False)}, key=str)
     plain = [s for s in syms if _choices(s, decls) is not None]
     indices = [s for s in syms if s in decls.index_ranges]
-    rng = random.Random(seed)
-    for k, combo in enumerate(sample_product([_choices(s, decls) for s in plain], MAX_POINTS, rng)):
+    rng = random.Random(seed if seed is not None else ",".join(map(str, syms)))
+    for k, combo in enumerate(sample_product([_choices(s, decls) for s in plain], CANDIDATES, rng)):
         values = dict(zip(plain, combo))
         for i in indices:
             lo, hi = (Integer(v) if isinstance(v, int) else v.xreplace(values) for v in decls.index_ranges[i])
@@ -98,18 +104,27 @@ def points(lhs, rhs, decls, seed: int):
             yield Point(values, {}, (), pattern=k % 2)
 
 
-def pointwise_check(decls, lhs, rhs, rel: str, facts: dict, seed: int):
-    """(points evaluated, None) or (_, (the point, lhs value, rhs value)) at the first disagreement."""
+def pointwise_check(decls, lhs, rhs, rel: str, facts: dict, seed: int | None = None, memo: dict | None = None):
+    """(points evaluated, None) or (_, (the point, lhs value, rhs value)) at the first disagreement.
+
+    ``memo`` (one per file and declarations) keeps each side's value, or the reason it has none, per
+    point: the next link of a chain evaluates its shared side once.
+    """
     if any(isinstance(f, IndepFact) for fs in facts.values() for f in fs):
         return 0, None
-    done = 0
+    memo = {} if memo is None else memo
+    done = tried = 0
     for p in points(lhs, rhs, decls, seed):
         rc = Recheck(p, decls.random_symbols, decls.random_families, complete=True, family_ranges=decls.family_ranges)
+        at = (tuple(sorted(p.values.items(), key=lambda kv: str(kv[0]))), p.pattern)
         try:
-            lv, rv = rc.value(lhs), rc.value(rhs)
             if not all(rc.fact_holds(f, dict(decls.index_ranges)) for fs in facts.values() for f in fs
                        if isinstance(f, (EqFact, IneqFact))):
-                continue
+                continue  # decided first: a side's limit costs far more than a fact
+            tried += 1
+            if tried > MAX_POINTS:
+                break  # as many points evaluated as before the candidates were widened, agreeing or not
+            lv, rv = _value(rc, lhs, at, memo), _value(rc, rhs, at, memo)
         except Unconfirmed:
             continue
         except (RecursionError, ArithmeticError, TypeError, ValueError, AttributeError, NotImplementedError):
@@ -124,6 +139,21 @@ def pointwise_check(decls, lhs, rhs, rel: str, facts: dict, seed: int):
         if holds(d, rel, s):
             done += 1
     return done, None
+
+
+def _value(rc: Recheck, x, at, memo: dict):
+    """``rc.value(x)``, or the exception it raised, remembered per (expression, point)."""
+    key = (x, at)
+    if key not in memo:
+        try:
+            memo[key] = rc.value(x)
+        except (Unconfirmed, RecursionError, ArithmeticError, TypeError, ValueError, AttributeError,
+                NotImplementedError) as e:
+            memo[key] = e
+    got = memo[key]
+    if isinstance(got, BaseException):
+        raise got
+    return got
 
 
 def _agree(lv, rv) -> bool:

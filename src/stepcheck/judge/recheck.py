@@ -28,6 +28,7 @@ from sympy import Indexed, Integer, Rational, Symbol
 
 from ..terms.facts import EqFact, IndepFact, IneqFact
 from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, as_expr
+from ..terms.printer import show
 from ..terms.probability import Prob
 from .exact import sign
 
@@ -186,7 +187,8 @@ class Recheck:
         if out.is_number and out.is_extended_real is False:
             # log(-1) = iπ: the language's expressions are real, so the point lies outside where this one is
             # defined (sympy would go on with complex values: log(1)/log(-1) = 0)
-            raise Unconfirmed(f"{x} has no real value at this point ({out})")
+            raise Unconfirmed(f"{show(x)} has no real value there ({show(out)}): the point is outside where the link "
+                              "is defined")
         return out
 
     def _limit(self, x, env):
@@ -232,6 +234,9 @@ class Recheck:
         v = self._eval(self.ground(x))
         if v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or not v.is_number:
             raise Unconfirmed(f"no finite value: {v}")
+        if v.is_extended_real is False:  # E[sqrt(X)] with X = -1 possible: no real value at this point
+            raise Unconfirmed(f"a part of it has no real value there ({show(v)}): the point is outside where the "
+                              "link is defined")
         return v
 
     def _atoms(self, x) -> list:
@@ -323,6 +328,18 @@ class Recheck:
             return holds(rel.lhs - rel.rhs, rel.rel_op)
         raise Unconfirmed(f"cannot decide {rel}")
 
+    def outside_its_range(self, index_ranges: dict) -> str:
+        """Why an index the point gives a value lies outside its declared range there ("" when none does):
+        with k in 2..n, the point n = 1, k = 1 is no point at all (2..1 is empty)."""
+        for s, v in list(self.p.values.items()) + list(self.defaulted.items()):
+            if s not in index_ranges or not getattr(v, "is_Integer", False):
+                continue
+            lo, hi = (self._ground(_as_expr(b) if isinstance(b, sympy.Basic) else Integer(b), {})
+                      for b in index_ranges[s])
+            if lo.is_Integer and hi.is_Integer and not lo <= v <= hi:
+                return f"the index {s} = {v} is outside its range {lo}..{hi} there"
+        return ""
+
     # ---------------------------------------------------------- facts
     def fact_holds(self, f, index_ranges: dict) -> bool:
         """Does the fact hold at the point, for every admissible value of its free indices?"""
@@ -334,9 +351,26 @@ class Recheck:
             lhs = self._sub_env(f.lhs, env)
             rhs = self._sub_env(f.rhs, env)
             rel = "=" if isinstance(f, EqFact) else f.rel
-            if not holds(self.value(lhs) - self.value(rhs), rel):
+            if not all(holds(d, rel) for d in self._differences(lhs, rhs)):
                 return False
         return True
+
+    def _differences(self, lhs, rhs) -> list:
+        """lhs - rhs, each side evaluated on its own (a guard g = g must still have a value); where a random
+        variable is in them outside every moment (``Y > 0``: almost surely), on each outcome of positive
+        probability."""
+        gl, gr = self._moments(self.ground(lhs)), self._moments(self.ground(rhs))
+        atoms = sorted(set(self._atoms(gl)) | set(self._atoms(gr)), key=sympy.default_sort_key)
+        if not atoms:
+            return [self.value(lhs) - self.value(rhs)]
+        out = []
+        for asg, p in self._law(atoms):
+            vl, vr = gl.xreplace(asg), gr.xreplace(asg)
+            for v in (vl, vr):
+                if v.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo) or not v.is_number or v.is_extended_real is False:
+                    raise Unconfirmed(f"no finite real value on an outcome: {show(v)}")
+            out.append(vl - vr)
+        return out
 
     def _sub_env(self, x, env):
         x = _as_expr(x)
@@ -431,7 +465,26 @@ def confirms(point: Point, decls, lhs, rhs, rel: str, facts, *, complete: bool =
     """(True, "", defaulted) when the point refutes ``lhs REL rhs`` under ``facts`` (label -> kernel facts),
     exactly; else (False, why, {}).  ``defaulted``: values ``complete`` gave to symbols the point left out."""
     ok, why, rc = _confirms(point, decls, lhs, rhs, rel, facts, complete)
+    grown = _grown(point, rc, decls) if not ok and complete else None
+    if grown is not None:  # j = 2 with the dimension d defaulted to 1: the point at d = 2 instead
+        ok, why, rc = _confirms(grown, decls, lhs, rhs, rel, facts, complete)
+        raised = {s: v for s, v in grown.values.items() if s not in point.values}
+        return ok, why, ({**rc.defaulted, **raised} if ok else {})
     return ok, why, (dict(rc.defaulted) if ok else {})
+
+
+def _grown(point: Point, rc: Recheck, decls):
+    """The point with each defaulted dimension raised to the largest index value that lies past it
+    (the residual's witness named an index but left its range's bound to the default), or None."""
+    raise_to: dict = {}
+    for s, v in point.values.items():
+        hi = decls.index_ranges.get(s, (None, None))[1]
+        if isinstance(hi, Symbol) and hi in rc.defaulted and getattr(v, "is_Integer", False) \
+                and v > rc.defaulted[hi]:
+            raise_to[hi] = max(v, raise_to.get(hi, v))
+    if not raise_to:
+        return None
+    return Point({**point.values, **raise_to}, point.indexed, point.groups, point.pattern)
 
 
 def _confirms(point, decls, lhs, rhs, rel, facts, complete):
@@ -444,6 +497,9 @@ def _confirms(point, decls, lhs, rhs, rel, facts, complete):
                 if not isinstance(f, (EqFact, IneqFact, IndepFact)):
                     raise Unconfirmed(f"cannot check the fact {lab}")
         d = rc.value(lhs) - rc.value(rhs)  # first: it fixes the defaults the facts are then checked with
+        outside = rc.outside_its_range(ranges)
+        if outside:
+            return False, outside, rc
         for lab, fs in facts.items():
             for f in fs:
                 if not rc.fact_holds(f, ranges):

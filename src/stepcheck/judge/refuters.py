@@ -61,6 +61,13 @@ def _distributions(state, labels, surrogate: bool = False):
     return fixed, blocked
 
 
+def _identity(state, label: str) -> bool:
+    step = state.steps.get(label)
+    # (an index range such as "range of c" is no assumption: every model gives c a value inside it)
+    return step is not None and label not in state.facts and step.status == "holds" \
+        and not any(r in state.facts for r in step.rests_on) and not state.step_conditions.get(label)
+
+
 def _rel(rel: str) -> str:
     return {"≤": "<=", "≥": ">=", "≠": "!="}.get(rel, rel)
 
@@ -85,7 +92,9 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
     """
     from ..models import find_counterexample
 
-    labels = [c for c in candidates if c not in state.contradiction]
+    # a verified step that rests on nothing (an identity, unconditional) holds in every model: it constrains
+    # none, and a derivative in it would only stop the models from being evaluated
+    labels = [c for c in candidates if c not in state.contradiction and not _identity(state, c)]
     fixed, blocked = _distributions(state, labels)
     if blocked:
         return None, ("no counterexample searched: " + ", ".join(f"`{b}`" for b in blocked)
@@ -94,7 +103,7 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
     if seconds <= 0:
         return None, "no counterexample searched: the time limit of the link was reached"
     try:
-        w = find_counterexample(lhs, rhs, decls, state.facts_of(labels), {}, seconds=seconds,
+        w = find_counterexample(lhs, rhs, decls, {**state.facts_of(labels), **(defined or {})}, {}, seconds=seconds,
                                 seed=_seed(*seed_parts), fixed=fixed, rel=_rel(rel))
     except Exception as e:  # noqa: BLE001 - the search never breaks a check
         return None, f"the counterexample search stopped: {type(e).__name__}: {e}"
@@ -198,7 +207,7 @@ def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) ->
         if found is None and reused and done == 0:
             done, found = disagreement(draw())
         if found is None and done == 0:  # limits, derivatives, extrema: exact values at concrete points
-            done, found = _pointwise(decls, lhs, rhs, rel, facts, seed_parts)
+            done, found = _pointwise(decls, lhs, rhs, rel, facts, cache.setdefault("points", {}))
         return found if found is not None else CrossCheck(False, None, [], models=done)
     except ModelError:
         return CrossCheck(False, None, [])
@@ -206,10 +215,10 @@ def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) ->
         return CrossCheck(False, f"the soundness cross-check could not run: {type(e).__name__}: {e}", [])
 
 
-def _pointwise(decls, lhs, rhs, rel, facts, seed_parts):
+def _pointwise(decls, lhs, rhs, rel, facts, memo):
     from .pointwise import pointwise_check
 
-    done, bad = pointwise_check(decls, lhs, rhs, rel, facts, _seed(*seed_parts))
+    done, bad = pointwise_check(decls, lhs, rhs, rel, facts, memo=memo)
     if bad is None:
         return done, None
     p, lv, rv = bad

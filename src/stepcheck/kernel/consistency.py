@@ -218,8 +218,9 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
     try:
         basis_of(polys)
     except Inconsistent:
-        return Contradiction(_minimal(owners, lambda keep: _unit([p for p, o in zip(polys, owners) if o in keep])),
-                             "these equations have no common solution")
+        culprit = _minimal(owners, lambda keep: _unit([p for p, o in zip(polys, owners) if o in keep]))
+        culprit += [lab for lab in _independence_used(decls, facts, labels, culprit, limits) if lab not in culprit]
+        return Contradiction(culprit, "these equations have no common solution")
     quantities = _quantities(nz, [x for _, x in exprs])
     # a quantity's normal form depends on the independence facts only: kept across checks, as the facts' are
     forms = cache.setdefault(("quantities", ikey), {})
@@ -233,6 +234,34 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
         return _contradicted(nz, qs, kept, forms) is not None
 
     return Contradiction(_minimal(owners, still), why)
+
+
+def _independence_used(decls, facts, labels, culprit, limits) -> list:
+    """The independence assumptions the contradiction of ``culprit``'s equations needs: the equations were
+    normalised under every independence fact (Cov(X, Y) = 1 is 0 = 1 only where X and Y are independent),
+    so the ones without which it disappears are part of the contradiction.  All of them when that cannot
+    be told (the instances at literal indices, a limit): never fewer than needed."""
+    ind = [lab for lab in labels if any(isinstance(f, IndepFact) for f in facts[lab])]
+
+    def unit(keep) -> bool | None:
+        nz = Normalizer(decls, [f for lab in keep for f in facts[lab] if isinstance(f, IndepFact)], (),
+                        frozenset(), limits)
+        try:
+            return _unit([nz.expr(as_expr(f.lhs) - as_expr(f.rhs)) for lab in culprit for f in facts[lab]
+                          if isinstance(f, EqFact)])
+        except KernelLimit:
+            return None
+
+    if not ind or unit([]):
+        return []
+    if not unit(ind):
+        return ind
+    keep = list(ind)
+    for lab in list(keep):
+        trial = [c for c in keep if c != lab]
+        if unit(trial):
+            keep = trial
+    return keep
 
 
 def _unit(polys) -> bool:

@@ -24,6 +24,7 @@ membership (``reduce.py``).  No ``simplify()`` anywhere.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 
 import sympy
@@ -554,7 +555,7 @@ class Normalizer(Independence):
         inner = [int(x.name[2:]) for x in summand.atoms(Symbol) if is_canon_bound(x) and x.name[2:].isdigit()]
         first = max(inner, default=0)
         best = None
-        perms = list(itertools.permutations(keep)) if len(keep) <= 4 else [tuple(keep)]
+        perms = _orders(summand, keep)
         for perm in perms:
             ren = {bd[0]: canon_bound(first + k + 1) for k, bd in enumerate(perm)}
             s = summand.xreplace(ren)
@@ -568,6 +569,33 @@ class Normalizer(Independence):
         ranges = {(lo, hi) for (_, lo, hi) in keep}
         excl = sorted({f for (lo, hi) in ranges for f in self.known(lo, hi)}, key=sympy.default_sort_key)
         return coeff * DSum(best[1], best[2], Tuple(*excl))
+
+
+_MARK = (Symbol("_bound_other", integer=True), Symbol("_bound_this", integer=True))
+
+
+def _orders(summand, keep) -> list:
+    """The orders of the bound indices among which the canonical one is chosen (the least ``srepr``).
+
+    Each bound gets a signature that no renaming of the bound indices changes: the summand with that
+    index marked and every other bound index given one common mark, and its range.  Bounds are sorted
+    by signature and only bounds with equal signatures are permuted among themselves, so the choice
+    stays canonical (it depends on the summand up to renaming) while 4 bounds cost 4 substitutions,
+    not 24 orders, unless their roles in the summand are alike.
+    """
+    if len(keep) <= 2:
+        return list(itertools.permutations(keep))  # as cheap as the signatures
+    others = {bd[0]: _MARK[0] for bd in keep}
+    sig = {bd: sympy.srepr(summand.xreplace({**others, bd[0]: _MARK[1]})) + sympy.srepr(Tuple(bd[1], bd[2]))
+           for bd in keep}
+    ranked = sorted(keep, key=lambda bd: sig[bd])
+    groups = [list(g) for _, g in itertools.groupby(ranked, key=lambda bd: sig[bd])]
+    if math.prod(math.factorial(len(g)) for g in groups) > 24:
+        return [tuple(ranked)]  # many alike bounds: one order (a missed identity at worst, never a false one)
+    out = [()]
+    for g in groups:
+        out = [o + p for o in out for p in itertools.permutations(g)]
+    return out
 
 
 def _elementary(x):

@@ -17,7 +17,7 @@ from functools import lru_cache
 
 import sympy
 from sympy import QQ, groebner
-from sympy.polys.orderings import ProductOrder, grevlex
+from sympy.polys.orderings import MonomialOrder, grevlex
 from sympy.polys.polyerrors import PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed
 from sympy.polys.polytools import parallel_poly_from_expr
 from sympy.polys.rings import PolyRing
@@ -307,8 +307,33 @@ def _monomial_order(gens):
     """
     k = sum(1 for g in gens if g.has(E, DSum))
     if 0 < k < len(gens):
-        return ProductOrder((grevlex, lambda m: m[:k]), (grevlex, lambda m: m[k:]))
+        return BlockGrevlex(k)
     return grevlex
+
+
+class BlockGrevlex(MonomialOrder):
+    """grevlex on the first ``k`` exponents, ties broken by grevlex on the rest: sympy's
+    ``ProductOrder((grevlex, m[:k]), (grevlex, m[k:]))`` with the same keys, built in one function
+    (the remainder compares monomials tens of thousands of times)."""
+
+    alias = "block_grevlex"
+    is_global = True
+
+    def __init__(self, k: int):
+        self.k = k
+
+    def __call__(self, monomial):
+        a, b = monomial[:self.k], monomial[self.k:]
+        return ((sum(a), tuple([-m for m in reversed(a)])), (sum(b), tuple([-m for m in reversed(b)])))
+
+    def __eq__(self, other):
+        return isinstance(other, BlockGrevlex) and other.k == self.k
+
+    def __hash__(self):
+        return hash(("block_grevlex", self.k))
+
+    def __repr__(self):
+        return f"BlockGrevlex({self.k})"
 
 
 def _order_gens(gens) -> tuple:

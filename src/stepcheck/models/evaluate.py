@@ -516,11 +516,23 @@ def satisfies(fact, model: Model, decls: Decls, ev: Evaluator | None = None) -> 
             return all(_independent_blocks(bs, model) for bs in _indep_sets(fact, decls, model, ev))
         rel = getattr(fact, "rel", "=")
         for env in assignments(fact_free(fact, decls), decls, model, fact.distinct):
-            if holds_rel(ev.ev(fact.lhs, env, None), rel, ev.ev(fact.rhs, env, None)) is not True:
+            if not all(r is True for r in _almost_surely(fact, rel, env, model, ev)):
                 return False
         return True
     except ModelError:
         return False
+
+
+def _almost_surely(fact, rel, env, model: Model, ev: Evaluator):
+    """``holds_rel`` of the fact's two sides; where a random variable is in them outside every moment
+    (``Y > 0``: almost surely), on each outcome of the model's law of those variables."""
+    keys = list(dict.fromkeys(ev.keys(fact.lhs, env) + ev.keys(fact.rhs, env)))
+    if not keys:
+        yield holds_rel(ev.ev(fact.lhs, env, None), rel, ev.ev(fact.rhs, env, None))
+        return
+    for outcome, p in model.marginal(keys):
+        if p != 0:
+            yield holds_rel(ev.ev(fact.lhs, env, outcome), rel, ev.ev(fact.rhs, env, outcome))
 
 
 def violates(fact, model: Model, decls: Decls, ev: Evaluator | None = None) -> bool:
@@ -531,7 +543,7 @@ def violates(fact, model: Model, decls: Decls, ev: Evaluator | None = None) -> b
             return not all(_independent_blocks(bs, model) for bs in _indep_sets(fact, decls, model, ev))
         rel = getattr(fact, "rel", "=")
         for env in assignments(fact_free(fact, decls), decls, model, fact.distinct):
-            if holds_rel(ev.ev(fact.lhs, env, None), rel, ev.ev(fact.rhs, env, None)) is False:
+            if any(r is False for r in _almost_surely(fact, rel, env, model, ev)):
                 return True
         return False
     except ModelError:

@@ -29,6 +29,10 @@ def num(x):
     if isinstance(x, sympy.Basic):
         if x.has(sympy.zoo, sympy.nan, sympy.oo, -sympy.oo):
             raise ModelError("undefined value (division by zero)")
+        if x.is_number and x.is_extended_real is False:
+            # sqrt(-1), log(-1): the language's expressions are real, so the model lies outside where this
+            # one is defined (sqrt(s)^2 = -1 at s = -1 would refute |s| = sqrt(s)^2, which holds where defined)
+            raise ModelError(f"no real value: {x}")
         return x
     raise ModelError(f"not a number: {x!r}")
 

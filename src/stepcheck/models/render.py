@@ -67,6 +67,9 @@ class _Printer(KernelPrinter):
     def _print_KroneckerDelta(self, e):
         return f"delta({self._print(e.args[0])}, {self._print(e.args[1])})"
 
+    def _print_Abs(self, e):
+        return f"|{self._print(e.args[0])}|"
+
     def _print_Sum(self, e):
         out = self._print(e.function)
         for i, a, b in reversed(e.limits):

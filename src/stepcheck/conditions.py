@@ -1,0 +1,121 @@
+"""Where an expression is defined: the side conditions the elaborator records as it reads.
+
+sympy simplifies ``y/y`` to 1 and ``sqrt(s)^2`` to ``s`` as it builds them,
+so the conditions are recorded here, from the parse tree: on the link's own
+names as conditions shown with the result (``where: y ≠ 0``), elsewhere as
+guards a counterexample must satisfy (:meth:`DomainConditions._guard`).
+A mixin of :class:`~stepcheck.elaborate.Elaborator` (its ``scope``, ``bound``,
+``bound_ranges`` and ``conditions``).
+"""
+from __future__ import annotations
+
+import sympy
+from sympy import Symbol
+
+from .errors import error
+from .terms.objects import SD, Cov, E, Var
+
+#: the relation of a guard (see :meth:`DomainConditions._guard`): the expression must have a real value
+DEFINED = "defined"
+
+
+class DomainConditions:
+    def need(self, x, rel: str):
+        """Record that the expression being read is defined (real) only where ``x REL 0``.
+
+        sympy simplifies ``y/y`` to 1 and ``exp(log(y))`` to ``y`` as it builds
+        them, so the side conditions are recorded here, from the parse tree.
+        Conditions that hold for every value are not recorded; conditions on
+        random quantities or on a bound variable (a summation index, a limit's
+        variable) are recorded as guards (:meth:`_guard`), not shown.
+        """
+        if x.is_number:
+            return
+        bound = {v for fr in self.bound for v in fr.values()}
+        if x.has(E, Var, Cov, SD) or any(s in self.scope.random_symbols for s in x.free_symbols) \
+                or any(isinstance(a, sympy.Indexed) and self._random_family(a) for a in x.atoms(sympy.Indexed)) \
+                or x.free_symbols & bound:
+            g = self._guard(x, rel)
+            if g is not None and (g, DEFINED) not in self.conditions:
+                self.conditions.append((g, DEFINED))
+            return
+        if (x, rel) not in self.conditions:
+            self.conditions.append((x, rel))
+
+    def _guard(self, x, rel: str):
+        """A condition that is not one on the link's own names, as an expression that has a real value
+        exactly where it holds: ``sqrt(x)`` for x ≥ 0, ``log(x)`` for x > 0, ``1/x`` for x ≠ 0, taken under
+        ``E`` when x is random (almost surely) and summed over the ranges of the bound indices it mentions
+        (every term). None when a bound variable has no range (a limit's): no guard, as before.
+
+        It is shown to no one: a counterexample must give it a real value (``sqrt(s_i)^2 = |s_i|`` at
+        s_3 = -1 refutes nothing; sympy has already written ``sqrt(s_i)^2`` as ``s_i``)."""
+        g = {">=": sympy.sqrt, ">": sympy.log, "!=": lambda v: sympy.Pow(v, -1)}[rel](x)
+        if self._raw_random(x):
+            g = E(g)
+        for frame in reversed(self.bound):  # innermost first: an inner range may mention an outer index
+            for d in frame.values():
+                if d in g.free_symbols:
+                    if d not in self.bound_ranges:
+                        return None
+                    lo, hi, _ = self.bound_ranges[d]
+                    g = sympy.Sum(g, (d, lo, hi))
+        return g
+
+    def _raw_random(self, x) -> bool:
+        """Does ``x`` mention a random variable outside every E, Var, Cov and SD?"""
+        if isinstance(x, (E, Var, Cov, SD)) or type(x).__name__ == "Prob":
+            return False
+        if isinstance(x, Symbol):
+            return x in self.scope.random_symbols
+        if isinstance(x, sympy.Indexed):
+            return self._random_family(x)
+        return any(self._raw_random(a) for a in x.args if isinstance(a, sympy.Basic))
+
+    def _random_family(self, a) -> bool:
+        fam = self.scope.families.get(str(a.base.label))
+        return bool(fam and fam.random)
+
+    def need_law(self, name: str):
+        """The conditions under which the law declared for ``name`` exists (Uniform(a, b): a < b)."""
+        for x, rel in self.scope.law_conditions[name]:
+            self.need(x, rel)
+
+    def check_range(self, name, fam, iv, span):
+        """A family member's index inside the family's range: an error where it is certainly outside, a side
+        condition where it may be (s_2 of a family over 1..n: n ≥ 2)."""
+        if iv.is_Integer:
+            lo_ok = sympy.Ge(iv, fam.lo)
+            hi_ok = sympy.Le(iv, fam.hi)
+            if lo_ok == sympy.false or hi_ok == sympy.false:
+                raise error(f"index {iv} is outside the range of `{name}`", span, "out of range",
+                            notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}"], code="E-range")
+            # s_2 of a family over 1..n exists only where n >= 2: a side condition of the link, so that a step
+            # about s_2 proves nothing at n = 1 (where s_2 cancelling out of two such steps would prove
+            # sum(i=1..n, delta(i, 2)) = 1)
+            if lo_ok != sympy.true:
+                self.need(iv - fam.lo, ">=")
+            if hi_ok != sympy.true:
+                self.need(fam.hi - iv, ">=")
+            return
+        if iv in self.bound_ranges:
+            # a summation index must stay inside the family: sum(i=1..n+1, x_i) would invent x_{n+1}
+            lo, hi, sum_span = self.bound_ranges[iv]
+            outside = sympy.Lt(lo, fam.lo) == sympy.true or sympy.Gt(hi, fam.hi) == sympy.true
+            empty = sympy.Lt(hi, lo) == sympy.true
+            if outside and not empty:
+                raise error(f"the sum runs over {iv.name} in {lo}..{hi}, past the range of `{name}`",
+                            span, "out of range",
+                            notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}; a sum past it would "
+                                   "invent members"],
+                            help=f"sum over a range inside {fam.lo}..{fam.hi}", code="E-range")
+            return
+        if iv.is_Symbol and iv in self.scope.index_ranges:
+            lo, hi = self.scope.index_ranges[iv]
+            if (lo, hi) != (fam.lo, fam.hi):
+                bad = (sympy.Lt(lo, fam.lo) == sympy.true) or (sympy.Gt(hi, fam.hi) == sympy.true)
+                if bad:
+                    raise error(f"index `{iv}` ranges over {lo}..{hi}, outside the range of `{name}`", span,
+                                "out of range", notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}"],
+                                code="E-range")
+
