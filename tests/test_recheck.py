@@ -454,3 +454,29 @@ def test_many_reals_in_a_deterministic_link_are_checked_quickly_and_still_refute
     assert good.steps[0].status == "holds" and good.steps[0].links[0].cross_checked
     bad = check_text(decl + f"step s: {lhs} = 0\n")
     assert bad.steps[0].status == "fails"
+
+
+def test_moments_of_a_declared_law_at_a_point():
+    """E of a polynomial in one variable with a declared (continuous) law comes from the law's exact moments,
+    its parameters taken at the point; two such variables, a function that is not a polynomial, or a point
+    where the law does not exist are not evaluated."""
+    import pytest as _pytest
+    import sympy as sp
+
+    from stepcheck.distributions import Dist
+    from stepcheck.judge.recheck import Point, Recheck, Unconfirmed
+    from stepcheck.terms.objects import E
+
+    G, W = sp.Symbol("G", real=True), sp.Symbol("W", real=True)
+    mu, v = sp.Symbol("mu", real=True), sp.Symbol("v", real=True)
+    laws = {"G": Dist("Normal", (mu, v), "Normal(mu, v)"), "W": Dist("Normal", (sp.Integer(0), sp.Integer(1)), "N")}
+    rc = Recheck(Point({mu: sp.Integer(0), v: sp.Integer(1)}, {}, laws=laws), {G, W}, set())
+    assert rc.value(E(G ** 4)) == 3 and rc.value(E((G - 1) ** 2)) == 2
+    rc = Recheck(Point({mu: sp.Integer(2), v: sp.Integer(3)}, {}, laws=laws), {G, W}, set())
+    assert rc.value(E(G ** 2)) == 7  # μ² + σ²
+    for bad in (E(G ** 2 * W ** 2), E(sp.exp(G))):
+        with _pytest.raises(Unconfirmed):
+            rc.value(bad)
+    rc = Recheck(Point({mu: sp.Integer(0), v: sp.Integer(-1)}, {}, laws=laws), {G, W}, set())
+    with _pytest.raises(Unconfirmed):
+        rc.value(E(G ** 2))  # Normal(0, -1) does not exist

@@ -53,19 +53,23 @@ class Dist:
     def continuous(self) -> bool:
         return self.name in ("Normal", "Uniform")
 
+    def conditions_at(self) -> list:
+        """Every condition for the law to exist ((expr, rel) against 0), numbers included (the re-check
+        decides them at a point)."""
+        p = self.params
+        if self.name == "Normal":
+            return [(p[1], ">")]
+        if self.name in ("Uniform", "DiscreteUniform"):
+            return [(p[1] - p[0], ">" if self.name == "Uniform" else ">=")]
+        if self.name in ("Bernoulli", "Binomial"):
+            return [(p[-1], ">="), (1 - p[-1], ">=")]
+        return []
+
     def conditions(self) -> tuple:
         """Where the law exists, for parameters that are names ((expr, rel) against 0, as
         ``Elaborator.need``): a numeric parameter is validated when declared, and a condition the
         declared signs already give (σ² with σ positive) is left out."""
-        p = self.params
-        if self.name == "Normal":
-            want = [(p[1], ">")]
-        elif self.name in ("Uniform", "DiscreteUniform"):
-            want = [(p[1] - p[0], ">" if self.name == "Uniform" else ">=")]
-        elif self.name in ("Bernoulli", "Binomial"):
-            want = [(p[-1], ">="), (1 - p[-1], ">=")]
-        else:
-            want = []
+        want = self.conditions_at()
         return tuple((x, rel) for x, rel in want if not x.is_number
                      and not (x.is_positive if rel == ">" else x.is_nonnegative))
 

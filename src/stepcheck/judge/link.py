@@ -123,7 +123,7 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
     elif witness is not None:
         j.verdict = Verdict(FAILS, EXACT)
         j.counterexample = witness[0]
-    if note and j.counterexample is None:
+    if note and j.counterexample is None and witness is None:  # (a residual that is a number needs no model)
         j.search_notes.append(note)
     if dropped and j.counterexample is None:
         j.search_notes.append(f"a witness from the residual was dropped: {dropped}")
@@ -151,7 +151,8 @@ def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels, define
     """(text, value) when the residual's witness also refutes the original link exactly, else (None, why)."""
     text, value, values, pattern = found
     facts = {**state.facts_of(labels), **defined}
-    point = Point(values=dict(values), indexed={}, pattern=pattern)
+    laws = {name: d.dist for name, d in state.laws.items()}  # E[G^4] for G ~ Normal(0, 1): from its moments
+    point = Point(values=dict(values), indexed={}, pattern=pattern, laws=laws)
     ok, why, defaulted = confirms(point, decls, lhs, rhs, rel, facts, complete=True)
     if not ok and not values:
         # the residual is a number: the link is false wherever the facts hold, so look for such a point
@@ -161,7 +162,8 @@ def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels, define
         for k, p in enumerate(points(lhs, rhs, decls)):
             if k >= MAX_POINTS:
                 break
-            ok, _, defaulted = confirms(Point(dict(p.values), {}, pattern=p.pattern if pattern is None else pattern),
+            ok, _, defaulted = confirms(Point(dict(p.values), {}, pattern=p.pattern if pattern is None else pattern,
+                                              laws=laws),
                                         decls, lhs, rhs, rel, facts, complete=True)
             if ok:
                 defaulted = {**p.values, **defaulted}

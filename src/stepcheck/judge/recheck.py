@@ -20,7 +20,7 @@ never ``fails``.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 import sympy
@@ -57,6 +57,9 @@ class Point:
     # deterministic indexed reals without a value: 0 -> x_m = m - 1, 1 -> [m = 1],
     # 2 -> x_{i1, ..., ik} = (Σ ord(name) + Σ_t (2t + 3) i_t²) mod 7 - 3 (t from 0)
     pattern: int | None = None
+    # declared laws of random variables the point has no finite law for: name (a variable, or a family's
+    # base name) -> distributions.Dist; E of a polynomial in ONE such variable is taken from its moments
+    laws: dict = field(default_factory=dict, hash=False, compare=False)
 
 
 def _exact(v):
@@ -285,7 +288,34 @@ class Recheck:
         atoms = self._atoms(x)
         if not atoms:
             return x
+        if any(self._key(a) not in self._where and self._law_of(a) is not None for a in atoms):
+            return self._expect_by_moments(x, atoms)
         return sympy.Add(*[p * x.xreplace(asg) for asg, p in self._law(atoms)])
+
+    def _law_of(self, atom):
+        return self.p.laws.get(atom.name if isinstance(atom, Symbol) else atom.base.label.name)
+
+    def _expect_by_moments(self, x, atoms):
+        """E of a polynomial in one random variable with a declared law (Normal(μ, σ²): E[G^4] = μ^4 + 6 μ^2 σ^2
+        + 3 σ^4), its parameters evaluated at the point; anything else is not evaluated here."""
+        if len(atoms) != 1:
+            raise Unconfirmed("a declared law together with other random variables")
+        a = atoms[0]
+        law = self._law_of(a)
+        params = tuple(self._ground(q, {}) for q in law.params)
+        if not all(q.is_number for q in params):
+            raise Unconfirmed("the law's parameters have no value at this point")
+        dist = type(law)(law.name, params, law.text)
+        for cond, rel in dist.conditions_at():
+            if not holds(cond, rel):
+                raise Unconfirmed(f"the law {law.text} does not exist at this point")
+        try:
+            poly = sympy.Poly(sympy.expand(x), a)
+        except sympy.PolynomialError:
+            raise Unconfirmed(f"E of a function of {a} that is not a polynomial") from None
+        if poly.degree() > 12 or any(c.free_symbols for c in poly.coeffs()):
+            raise Unconfirmed("a moment beyond the re-check's reach")
+        return sympy.Add(*[c * dist.moment(k) for (k,), c in poly.terms()])
 
     def _moments(self, x):
         """``x`` with every moment in it replaced by its value (innermost first; a moment is a constant)."""
