@@ -711,3 +711,17 @@ def test_nested_sums_equal_up_to_renaming_and_order_of_bounds():
     lhs4 = S4(lambda a_, b_, c_, d_: q[a_] * q[b_] * k[c_] * k[d_] * w[a_] * w[c_])
     assert prove(lhs4, S4(lambda a_, b_, c_, d_: k[a_] * q[d_] * w[a_] * q[b_] * w[b_] * k[c_])).holds
     assert not prove(lhs4, S4(lambda a_, b_, c_, d_: q[a_] * q[b_] * k[c_] * k[d_] * w[a_] * w[b_])).holds
+
+
+def test_a_generator_defined_by_one_fact_does_not_count_against_the_degree_limit():
+    """E[G^8] - 105 σ^8 beside a law's lower moments only eliminates E[G^8] (its leading monomial is its own):
+    the system is solved, whatever its degree; a coupled system of high degree is still refused."""
+    from stepcheck.kernel.reduce import clear_caches, reduce_modulo
+
+    G = sp.Symbol("G", real=True)
+    s = sp.Symbol("s", positive=True)
+    clear_caches()
+    facts = [E(G), E(G ** 2) - s ** 2, E(G ** 2) - E(G) ** 2 - s ** 2, E(G ** 4) - 3 * s ** 4, E(G ** 8) - 105 * s ** 8]
+    assert reduce_modulo(E(G ** 8) - 100 * s ** 8, facts) == 5 * s ** 8
+    with pytest.raises(KernelLimit):
+        reduce_modulo(x, [x ** 7 - a, a ** 7 - x ** 2 - 1])

@@ -13,6 +13,7 @@ from sympy import Integer
 
 from ..results import FAILS, HOLDS, UNKNOWN
 from ..terms.facts import EqFact, IneqFact
+from ..terms.objects import E
 from ..terms.printer import show
 from . import EXACT, KERNEL, UNDECIDED, WITNESS, Verdict, proved
 from . import refuters as cx
@@ -59,6 +60,11 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
         return LinkJudgement(UNDECIDED, "contradiction",
                              message="rests on contradictory assumptions: " + ", ".join(sorted(state.contradiction)))
     proof = attribute(prover, lhs, rhs, candidates, rel, deadline)
+    higher, coarse = _with_higher_moments(state, prover, proof), frozenset()
+    if higher is not None:  # E[Z^6] for Z ~ Normal(0, 1): the law's own moment, given when the residual has it
+        again = attribute(higher[0], lhs, rhs, candidates, rel, deadline)
+        if again.holds or (again.residual is not None and not again.limited):
+            (prover, coarse), proof = higher, again
     refuting = [(proof, candidates)]  # residuals to look for a witness in (checked against these facts), in order
     if not has_by and not proof.holds and proof.limited:
         # everything in scope was too much for the prover: try the assumptions alone (the verified steps
@@ -94,7 +100,9 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
                                  message="follows only from " + ", ".join(f"`{u}`" for u in shaky)
                                  + ", which is not verified")
         j = LinkJudgement(proved(proof), "proved", proof, message=proof.message)
-        if cross_check:
+        if cross_check and coarse & set(proof.used):
+            j.cross_check = cx.CrossCheck(False, None, [])  # (coarse: see _with_higher_moments)
+        elif cross_check:
             cc = j.cross_check = cx.cross_check(state, prover.decls, lhs, rhs, proof.used, rel, seed_parts, deadline)
             if cc.disagrees:
                 j.verdict, j.outcome, j.message, j.counterexample = UNDECIDED, "unsound", cc.message, cc.model
@@ -131,6 +139,26 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
         text, v = witness
         j.message = _witness_message(text, v, rel)
     return j
+
+
+def _with_higher_moments(state, prover, proof):
+    """(a prover that also knows the declared laws' moments E[X^k] (k above those every law gives) that the
+    residual of ``proof`` mentions, the labels of continuous laws among them), or None (proved, no residual,
+    or no such moment)."""
+    if proof.holds or proof.residual is None or not proof.residual.has(E):
+        return None
+    from collections import ChainMap
+
+    from ..distributions import higher_moment_facts
+    from ..kernel import LinkProver
+
+    extra = higher_moment_facts(state, {"": [EqFact("", proof.residual, Integer(0))]})
+    if not extra:
+        return None
+    merged = {lab: list(prover.facts.get(lab, ())) + fs for lab, fs in extra.items()}
+    # the cross-check's finite stand-in for a continuous law has its moments up to the 5th only
+    coarse = frozenset(d.label for d in state.laws.values() if d.label in extra and d.dist.continuous)
+    return LinkProver(prover.decls, ChainMap(merged, dict(prover.facts)), prover.limits), coarse
 
 
 def domain_facts(domain, decls) -> dict:
