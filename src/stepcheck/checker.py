@@ -20,7 +20,7 @@ from sympy import IndexedBase, KroneckerDelta, Symbol
 from . import syntax as S
 from .assumptions import fact_kind
 from .elaborate import DEFINED, KIND_OF_TYPE, Definition, Elaborator, Family
-from .judge.domains import open_conditions, undischarged
+from .judge.domains import condition_texts, open_conditions
 from .uses import domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, clip, closest, error
 from .judge import settle, settle_step
@@ -422,7 +422,7 @@ class Checker:
         res.statement = f"{self.src(st.first.span)} {REL_TEXT.get(res.rel, res.rel)} {self.src(st.links[-1].rhs.span)}"
         if st.cond is not None:
             res.statement += " " + self.src(st.cond.span)
-        rests, cited_steps = [], []
+        rests, cited_steps, step_where = [], [], frozenset()
         prev_node = st.first
         for k, lk in enumerate(st.links):
             lhs, rhs = exprs[k], exprs[k + 1]
@@ -448,18 +448,18 @@ class Checker:
                 where = [c for c in both if c[1] != DEFINED]  # guards (DEFINED) only keep witnesses in
                 # the link holds where both sides are defined: a name that must be positive there (log(a))
                 # is checked as a positive name, and the condition is shown with the result
-                # (not a name the facts mention: Var(B) = p (1 - p) where p ≥ 0 would lose B's law's facts)
                 signed = {x: Symbol(x.name, positive=True) if rel == ">" else Symbol(x.name, nonnegative=True)
                           for x, rel in where if rel in (">", ">=") and isinstance(x, Symbol)
                           and x not in self.state.scope.index_ranges and not x.is_nonnegative
                           and x not in self.state.fact_symbols()}
                 # a conditional step is a fact only where its conditions hold; a witness must lie where they do
-                self._link_where = frozenset(text for text, _ in undischarged(where, state.facts))
+                self._link_where = frozenset(text for text, _ in condition_texts(both, state.facts))
+                step_where |= self._link_where
                 self._link_domain = [(x.xreplace(signed), rel) for x, rel in open_conditions(where, state.facts)
                                      + [c for c in both if c[1] == DEFINED]]
                 self.check_link(lr, lk, (lhs * guard).xreplace(signed), (rhs * guard).xreplace(signed), name)
                 if lr.status == HOLDS:
-                    domain_uses(self.state, lr, where)
+                    domain_uses(self.state, lr, both)
             lr.seconds = time.perf_counter() - t0
             for u in lr.uses:
                 if u.kind == "step":
@@ -476,7 +476,7 @@ class Checker:
         if res.status == HOLDS:
             state.verified.append(name)
         # the proven statement becomes a fact for later steps
-        state.step_conditions[name] = frozenset(u.label for lr in res.links for u in lr.uses if u.kind == "domain")
+        state.step_conditions[name] = step_where  # (a link not proved has no uses, but has its conditions)
         if ok and res.rel == "=" and exprs[0] is not None and exprs[-1] is not None \
                 and not isinstance(exprs[0], Mat) and not isinstance(exprs[-1], Mat):
             state.step_facts[name] = [EqFact(name, exprs[0], exprs[-1], free=self._free(exprs[0] - exprs[-1]),

@@ -87,7 +87,10 @@ def refute_step(checker, st) -> StepResult:
     # (the model search below may still use it as a fact: a model of the stronger fact is a model of the step)
     out = attribute(checker.prover, lhs, rhs, [lab for lab in labels if not state.step_conditions.get(lab)],
                     "=", deadline)
-    cc = cross_check(state, checker.prover.decls, lhs, rhs, out.used, "=", (lr.lhs, lr.rhs, 1), deadline) \
+    conds = open_conditions([c for c in el.conditions if c[1] != "defined"], keep) \
+        + [c for c in el.conditions if c[1] == "defined"]
+    defined = domain_facts(conds, checker.prover.decls)  # a counterexample must lie where it is defined
+    cc = cross_check(state, checker.prover.decls, lhs, rhs, out.used, "=", (lr.lhs, lr.rhs, 1), deadline, defined) \
         if out.holds and checker.options.cross_check else None
     if cc is not None and cc.disagrees:  # the kernel's proof is refuted: the refutation is undecided
         settle(lr, UNDECIDED)
@@ -115,12 +118,8 @@ def refute_step(checker, st) -> StepResult:
     fixed, blocked = _distributions(state, labels)
     if blocked:
         w = None
-        reason = ", ".join(f"`{b}`" for b in blocked) + " is not a finite distribution"
+        reason = ", ".join(f"`{b}`" for b in blocked) + " has no finite model here (a continuous law, or parameters that are names)"
     else:
-        # a counterexample must lie where the statement is defined (sqrt(x)^2 = |x| at x = -1 refutes nothing)
-        conds = open_conditions([c for c in el.conditions if c[1] != "defined"], keep) \
-            + [c for c in el.conditions if c[1] == "defined"]
-        defined = domain_facts(conds, checker.prover.decls)
         w = find_counterexample(lhs, rhs, checker.prover.decls, {**keep, **defined}, others,
                                 seconds=min(max(REFUTE_SECONDS, 0.8 * deadline.seconds), deadline.remaining()), seed=_seed(st.name.name), fixed=fixed,
                                 claim="the statement claims")

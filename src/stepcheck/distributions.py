@@ -303,7 +303,13 @@ def make(d, args) -> Dist:
             raise error("a distribution's parameters must be numbers or declared constants", node.span,
                         code="E-distribution")
     _validate(name, args, d)
-    return Dist(name, tuple(args), name if not args else f"{name}({', '.join(_param_text(a) for a in args)})")
+    dist = Dist(name, tuple(args), name if not args else f"{name}({', '.join(_param_text(a) for a in args)})")
+    for x, rel in dist.conditions_at():  # Uniform(a + 1, a): b - a = -1 whatever a is
+        if x.is_number and not {">": x > 0, ">=": x >= 0}[rel]:
+            raise error(f"invalid parameters for `{name}`: the law exists for no value of its parameters "
+                        f"({_param_text(x)} {'>' if rel == '>' else '≥'} 0 is false)", d.span, "invalid",
+                        help=f"write {PARAM_TEXT[name]}", code="E-distribution")
+    return dist
 
 
 def _param_text(a) -> str:

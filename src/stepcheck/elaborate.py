@@ -226,7 +226,11 @@ class Elaborator(DomainConditions):
             return M.entry(m, idx, node.span, [n.span for n in node.indices])
         name = node.base.name
         if name in self.scope.matrices:
-            return M.entry(M.matrix_symbol(self.scope.matrices[name]), idx, node.span, [n.span for n in node.indices])
+            decl = self.scope.matrices[name]
+            for iv, dim in zip(idx, (decl.rows, decl.cols)):  # Q_{2, 1} of an n × d matrix exists where n ≥ 2
+                if iv.is_Integer and not (dim - iv).is_nonnegative:
+                    self.need(dim - iv, ">=")
+            return M.entry(M.matrix_symbol(decl), idx, node.span, [n.span for n in node.indices])
         if name in ("δ", "delta") and len(idx) == 2:
             return KroneckerDelta(*idx)
         if name in self.scope.families or name in self.scope.defines:

@@ -167,17 +167,46 @@ def _map(f, v):
 
 
 def _power(x, y, t, np):
-    """x^y correctly rounded: exactly for a whole exponent, by :func:`correctly_rounded` otherwise; the
-    special cases (infinities, NaN, a zero or negative base) are IEEE 754's pow, as numpy gives them."""
+    """x^y correctly rounded: exactly for a whole exponent (a negative base too), from its exact value when
+    that is rational (225^1.5 = 3375), by :func:`correctly_rounded` otherwise.  A zero, infinite or NaN
+    operand, and a negative base with a fractional exponent, give C99's pow (IEEE 754's), whose results
+    there are exact: (-0)^0.5 = +0, (-inf)^0.5 = +inf, 0^-1 = +inf, (-1)^0.5 = NaN."""
     fmt = np.dtype(t).name
     fx, fy = float(x), float(y)
-    if not (math.isfinite(fx) and math.isfinite(fy)) or fx <= 0:
-        return t(np.power(np.float64(fx), np.float64(fy)))  # exact special values (0, inf, nan, ±1)
-    if fy.is_integer() and abs(fy) <= 4096:
-        return t(round_exact(Fraction(fx) ** int(fy), fmt))
-    import mpmath
+    if math.isfinite(fx) and math.isfinite(fy) and fx != 0:
+        q = Fraction(fx)
+        if fy.is_integer() and abs(fy) * max(q.numerator.bit_length(), q.denominator.bit_length()) <= 20000:
+            return t(round_exact(q ** int(fy), fmt))  # exact (a bounded size: 0.1^4000 goes to mpmath)
+        if fx < 0 and not fy.is_integer():
+            return t(math.nan)
+        import mpmath
 
-    return t(correctly_rounded(mpmath.power, (fx, fy), fmt))
+        sign = -1.0 if fx < 0 and int(fy) % 2 else 1.0  # (a huge whole exponent of a negative base)
+        exact = _rational_power(Fraction(abs(fx)), Fraction(fy))
+        if exact is not None:  # a perfect power: its exact value, ties rounded to even
+            return t(sign * round_exact(exact, fmt))
+        return t(sign * correctly_rounded(mpmath.power, (abs(fx), fy), fmt))
+    if fx == 0 and fy < 0:
+        odd = fy.is_integer() and abs(fy) < 2 ** 53 and int(fy) % 2 == 1
+        return t(math.copysign(math.inf, fx) if odd else math.inf)
+    try:
+        return t(math.pow(fx, fy))  # C99's special cases
+    except (ValueError, OverflowError):
+        return t(math.nan)
+
+
+def _rational_power(a: Fraction, e: Fraction):
+    """a^e when it is rational (numerator and denominator of a perfect q-th powers, e = p/q with a small
+    q; a float exponent's q is a power of 2), else None."""
+    from sympy import integer_nthroot
+
+    if e.denominator == 1 or e.denominator > 64:
+        return None
+    rn, okn = integer_nthroot(a.numerator, e.denominator)
+    rd, okd = integer_nthroot(a.denominator, e.denominator)
+    if not (okn and okd) or abs(e.numerator) * max(rn.bit_length(), rd.bit_length()) > 20000:
+        return None  # (a power too large to write out: mpmath's, correctly rounded)
+    return Fraction(rn, rd) ** e.numerator
 
 
 def _unary(name: str, x, t, np):
@@ -186,7 +215,7 @@ def _unary(name: str, x, t, np):
     import mpmath
 
     fx = float(x)
-    special = {"log": fx <= 0, "sqrt": fx < 0 or fx == 0}.get(name, False)
+    special = {"log": fx <= 0, "sqrt": fx < 0}.get(name, False) or fx == 0  # ±0: exact, signed (tanh(-0) = -0)
     if not math.isfinite(fx) or special:
         return t(getattr(np, name)(np.float64(fx)))
     fn = {"exp": mpmath.exp, "log": mpmath.log, "sqrt": mpmath.sqrt, "tanh": mpmath.tanh}[name]

@@ -31,7 +31,7 @@ def fill_uses(state, lr: LinkResult, out) -> None:
 def domain_uses(state, lr: LinkResult, conds) -> None:
     """A link that holds, holds where both sides are defined: the conditions its declarations do not
     already give (``y - 2 ≠ 0`` for ``(y^2 - 4)/(y - 2) = y + 2``) are shown as implicit uses."""
-    from .judge.domains import undischarged
+    from .judge.domains import condition_texts
 
-    for text, detail in undischarged(conds, state.facts):
+    for text, detail in condition_texts(conds, state.facts):
         lr.uses.append(Use(text, "domain", implicit=True, detail=detail))

@@ -16,6 +16,7 @@ import sympy
 from ..kernel.calculus import Iv, sign_proof
 from ..kernel.prove import refined_domain
 from ..terms.facts import IneqFact, KernelLimit
+from ..terms.objects import SD, E, Var
 from ..terms.printer import KernelPrinter
 
 _SHOW = KernelPrinter({"order": "lex"})  # `y - 2`, not `-2 + y`
@@ -74,3 +75,64 @@ def _text(x, rel: str) -> str:
     if plus.is_number:
         return f"{_SHOW.doprint(minus)} {_FLIP[rel]} {_SHOW.doprint(plus)}"
     return f"{_SHOW.doprint(plus)} {_TEXT[rel]} {_SHOW.doprint(minus)}"
+
+
+def condition_texts(conds, facts: dict) -> list[tuple[str, str]]:
+    """(text, why) of every condition of a link not discharged: those on its own names (:func:`undischarged`),
+    then the guards (relation ``defined``: on a random quantity or a summation index, see
+    ``DomainConditions._guard``), ``R - 1 ≥ 0 almost surely``, ``s_i ≥ 0 for i in 1..n``."""
+    out = undischarged([c for c in conds if c[1] != "defined"], facts)
+    domain = refined_domain([f for fs in facts.values() for f in fs if isinstance(f, IneqFact)])
+    for g in (x for x, rel in conds if rel == "defined"):
+        got = _unwrap(g)
+        if got is None:
+            continue
+        x, rel, ranges, random = got
+        if _always(x, rel) or (not random and not x.has(E, Var, SD) and discharged(x, rel, domain)):
+            continue
+        text = _text(x, rel) + (" almost surely" if random else "")
+        text += "".join(f" for {_SHOW.doprint(d)} in {_SHOW.doprint(lo)}..{_SHOW.doprint(hi)}" for d, lo, hi in ranges)
+        if text not in [t for t, _ in out]:
+            out.append((text, _DETAIL[rel]))
+    return out
+
+
+def _unwrap(g):
+    """(x, rel, the sums' (index, lo, hi) outermost first, whether under E) of a guard, or None."""
+    ranges = []
+    while isinstance(g, sympy.Sum):
+        ranges.append(tuple(g.limits[0]))
+        g = g.function
+    random = isinstance(g, E)
+    g = g.args[0] if random else g
+    if isinstance(g, sympy.Pow) and g.exp == sympy.Rational(1, 2):
+        return g.base, ">=", ranges, random
+    if isinstance(g, sympy.log):
+        return g.args[0], ">", ranges, random
+    if isinstance(g, sympy.Pow) and g.exp == -1:
+        return g.base, "!=", ranges, random
+    return None
+
+
+def _always(x, rel: str) -> bool:
+    """Conditions every value meets: a variance, an SD, a second moment or a square is never negative."""
+    if rel == ">=":
+        return _never_negative(x)
+    if rel == ">":
+        return bool(x.is_positive)
+    return bool(x.is_nonzero)
+
+
+def _never_negative(x) -> bool:
+    if isinstance(x, (Var, SD)) or x.is_nonnegative:
+        return True
+    if isinstance(x, E):
+        return _never_negative(x.args[0])
+    if isinstance(x, sympy.Pow) and x.exp.is_integer and x.exp.is_even:
+        return True
+    if isinstance(x, (sympy.Add, sympy.Mul)):
+        return all(_never_negative(a) for a in x.args)
+    if isinstance(x, sympy.Sum):
+        return _never_negative(x.function)
+    return False
+

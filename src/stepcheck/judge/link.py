@@ -103,7 +103,8 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
         if cross_check and coarse & set(proof.used):
             j.cross_check = cx.CrossCheck(False, None, [])  # (coarse: see _with_higher_moments)
         elif cross_check:
-            cc = j.cross_check = cx.cross_check(state, prover.decls, lhs, rhs, proof.used, rel, seed_parts, deadline)
+            cc = j.cross_check = cx.cross_check(state, prover.decls, lhs, rhs, proof.used, rel, seed_parts, deadline,
+                                                defined)
             if cc.disagrees:
                 j.verdict, j.outcome, j.message, j.counterexample = UNDECIDED, "unsound", cc.message, cc.model
         return j
@@ -182,19 +183,27 @@ def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels, define
     laws = {name: d.dist for name, d in state.laws.items()}  # E[G^4] for G ~ Normal(0, 1): from its moments
     point = Point(values=dict(values), indexed={}, pattern=pattern, laws=laws)
     ok, why, defaulted = confirms(point, decls, lhs, rhs, rel, facts, complete=True)
-    if not ok and not values:
-        # the residual is a number: the link is false wherever the facts hold, so look for such a point
-        # (α > β: the defaults α = β = 0 do not satisfy it, α = 2, β = 1/2 does)
+    if not ok:
+        # the values the witness leaves out were given defaults that miss a fact or a side condition (α > β
+        # at α = β = 0; n ≥ 2 at n = 1): the same witness at other values of those, re-checked all the same
         from .pointwise import MAX_POINTS, points
 
-        for k, p in enumerate(points(lhs, rhs, decls)):
+        from sympy import Tuple  # (the names only the side conditions mention, n in n ≥ 2, vary too)
+
+        from sympy import Indexed, Symbol
+
+        conds = Tuple(rhs, *[f.lhs for fs in defined.values() for f in fs])
+        labels_ = {ix.base.label for x in (lhs, conds) for ix in x.atoms(Indexed)}  # Q of Q_{i, j}: not a value
+        for k, p in enumerate(points(lhs, conds, decls)):
             if k >= MAX_POINTS:
                 break
-            ok, _, defaulted = confirms(Point(dict(p.values), {}, pattern=p.pattern if pattern is None else pattern,
-                                              laws=laws),
+            others = {s_: v for s_, v in p.values.items()
+                      if s_ not in values and isinstance(s_, Symbol) and s_ not in labels_}
+            ok, _, defaulted = confirms(Point({**dict(values), **others}, {},
+                                              pattern=p.pattern if pattern is None else pattern, laws=laws),
                                         decls, lhs, rhs, rel, facts, complete=True)
             if ok:
-                defaulted = {**p.values, **defaulted}
+                defaulted = {**others, **defaulted}
                 break
     if not ok:
         return None, why

@@ -98,7 +98,7 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
     fixed, blocked = _distributions(state, labels)
     if blocked:
         return None, ("no counterexample searched: " + ", ".join(f"`{b}`" for b in blocked)
-                      + " is not a finite distribution")
+                      + " has no finite model here (a continuous law, or parameters that are names)")
     seconds = min(max(LINK_SECONDS, 0.4 * deadline.seconds), deadline.remaining())
     if seconds <= 0:
         return None, "no counterexample searched: the time limit of the link was reached"
@@ -154,7 +154,7 @@ class CrossCheck:
     models: int = 0
 
 
-def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) -> CrossCheck:
+def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline, defined=None) -> CrossCheck:
     """Evaluate a link the kernel accepted on random finite models of its assumptions.
 
     Models are drawn once per set of used facts (under the same
@@ -166,12 +166,15 @@ def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline) ->
 
     t0 = time.monotonic()
     budget = min(CROSS_SECONDS, deadline.remaining())
-    facts = state.facts_of(used)
+    # ``defined``: the link's side conditions; a model or point outside them (n = 1 for a link about s_2)
+    # is no model of the link at all
+    facts = {**state.facts_of(used), **(defined or {})}
     cache = state.cross_models
     if cache.get("decls") is not decls:  # new declarations: the old models go (and their decls)
         cache.clear()
         cache["decls"] = decls
-    key = frozenset(used)
+    key = (frozenset(used), tuple((str(f.lhs), str(f.rhs), getattr(f, "rel", "=")) for fs in (defined or {}).values()
+                                  for f in fs))
 
     def draw():
         fixed, _ = _distributions(state, used, surrogate=True)
