@@ -20,7 +20,7 @@ from sympy import IndexedBase, KroneckerDelta, Symbol
 from . import syntax as S
 from .assumptions import fact_kind
 from .elaborate import DEFINED, KIND_OF_TYPE, Definition, Elaborator, Family
-from .judge.domains import condition_texts, open_conditions
+from .judge.domains import always_defined, condition_texts, open_conditions
 from .uses import domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, clip, closest, error
 from .judge import settle, settle_step
@@ -456,7 +456,7 @@ class Checker:
                 self._link_where = frozenset(text for text, _ in condition_texts(both, state.facts))
                 step_where |= self._link_where
                 self._link_domain = [(x.xreplace(signed), rel) for x, rel in open_conditions(where, state.facts)
-                                     + [c for c in both if c[1] == DEFINED]]
+                                     + [c for c in both if c[1] == DEFINED and not always_defined(c[0])]]
                 self.check_link(lr, lk, (lhs * guard).xreplace(signed), (rhs * guard).xreplace(signed), name)
                 if lr.status == HOLDS:
                     domain_uses(self.state, lr, both)

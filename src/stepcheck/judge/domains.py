@@ -136,3 +136,9 @@ def _never_negative(x) -> bool:
         return _never_negative(x.function)
     return False
 
+
+def always_defined(g) -> bool:
+    """A guard every value meets (sqrt of a variance or of a second moment): no condition at all."""
+    got = _unwrap(g)
+    return got is not None and _always(got[0], got[1])
+
