@@ -36,18 +36,21 @@ def discharged(x, rel: str, domain) -> bool:
         return False
 
 
-def open_conditions(conds, facts: dict) -> list[tuple]:
+def _domain(facts: dict):
+    """The signs the declarations and the assumed inequalities give (computed once per call site)."""
+    return refined_domain([f for fs in facts.values() for f in fs if isinstance(f, IneqFact)])
+
+
+def open_conditions(conds, facts: dict, domain=None) -> list[tuple]:
     """The conditions ``(x, rel)`` that declared signs and assumed inequalities do not discharge."""
-    ineqs = [f for fs in facts.values() for f in fs if isinstance(f, IneqFact)]
-    domain = refined_domain(ineqs)
+    domain = domain or _domain(facts)
     return [(x, rel) for x, rel in conds if not discharged(x, rel, domain)]
 
 
-def undischarged(conds, facts: dict) -> list[tuple[str, str]]:
+def undischarged(conds, facts: dict, domain=None) -> list[tuple[str, str]]:
     """(text, why) of each condition ``(x, rel)`` not discharged by declared signs and assumed inequalities."""
-    ineqs = [f for fs in facts.values() for f in fs if isinstance(f, IneqFact)]
-    domain = refined_domain(ineqs)
-    left = open_conditions(conds, facts)
+    domain = domain or _domain(facts)
+    left = open_conditions(conds, facts, domain)
     left = [(x, rel) for x, rel in left if not (rel in (">=", "!=") and (x, ">") in left)]  # y > 0 says it
     # a condition the atomic ones imply (a b > 0 from a > 0 and b > 0) is not shown again
     atomic = {x: Iv(sympy.Integer(0), sympy.oo, rel == ">", True) for x, rel in left
@@ -81,8 +84,8 @@ def condition_texts(conds, facts: dict) -> list[tuple[str, str]]:
     """(text, why) of every condition of a link not discharged: those on its own names (:func:`undischarged`),
     then the guards (relation ``defined``: on a random quantity or a summation index, see
     ``DomainConditions._guard``), ``R - 1 ≥ 0 almost surely``, ``s_i ≥ 0 for i in 1..n``."""
-    out = undischarged([c for c in conds if c[1] != "defined"], facts)
-    domain = refined_domain([f for fs in facts.values() for f in fs if isinstance(f, IneqFact)])
+    domain = _domain(facts)
+    out = undischarged([c for c in conds if c[1] != "defined"], facts, domain)
     for g in (x for x, rel in conds if rel == "defined"):
         got = _unwrap(g)
         if got is None:
