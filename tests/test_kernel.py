@@ -687,6 +687,38 @@ def test_block_order_is_sympys_product_order():
     assert BlockGrevlex(1)((1, 0, 0)) > BlockGrevlex(1)((0, 3, 0)) and grevlex((1, 0, 0)) < grevlex((0, 3, 0))
 
 
+def test_ring_element_reads_what_parallel_poly_from_expr_reads():
+    """The remainder's direct reading of an expression into the ring (generators, exponents, rational
+    coefficients) gives the element sympy's parallel_poly_from_expr gives, on random expressions mixing
+    moments, indexed members, powers, reciprocals, radicals and irrational numbers (which go to sympy)."""
+    import random
+
+    from sympy.polys.polytools import parallel_poly_from_expr
+
+    from stepcheck.kernel.reduce import _element, _embed, _order_gens, _rational_terms, _ring
+
+    a, d = sp.symbols("a d_k", positive=True)
+    atoms = [a, d, sp.sqrt(d), 1 / d, d ** sp.Rational(3, 2), E(X), E(X ** 2), q[i], sp.Rational(2, 3), sp.sqrt(2),
+             sp.pi, sp.Symbol("t")]
+    rng = random.Random(11)
+    seen_fallback = 0
+    for _ in range(400):
+        p = sum(rng.randint(-3, 3) * sp.Mul(*rng.sample(atoms, rng.randint(1, 3))) ** rng.randint(1, 3)
+                for _ in range(rng.randint(1, 4)))
+        if p.is_number:
+            continue
+        (P,), opt = parallel_poly_from_expr([p], domain=sp.QQ)
+        gens = _order_gens(tuple({a} | set(opt.gens)))
+        want = _ring(gens).from_dict(_embed(P.rep.to_dict(), opt.gens, gens), sp.QQ)
+        assert _element(p, (a,)) == (want, gens), p
+        seen_fallback += _rational_terms(p) is None
+    assert seen_fallback > 0  # sqrt(2) and pi as factors: sympy's own reading was exercised too
+    # where the direct reading must not be used: an irrational number factor, a Piecewise generator
+    assert _rational_terms(sp.sqrt(2) * a) is None
+    assert _rational_terms(sp.Piecewise((a, d > 1), (0, True)) * a) is None
+    assert _rational_terms(3 * a ** 2 / d) is not None
+
+
 def test_nested_sums_equal_up_to_renaming_and_order_of_bounds():
     """The canonical form of a multiple sum does not depend on the bound indices' names or on the order
     of the sums (three and four bounds: ordered by signature, alike bounds permuted); and it still tells

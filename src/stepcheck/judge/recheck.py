@@ -22,6 +22,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import lru_cache
 
 import sympy
 from sympy import Indexed, Integer, Rational, Symbol
@@ -85,6 +86,19 @@ def point_of_model(model, env: dict) -> Point:
     groups = tuple((tuple(g.vars), tuple((tuple(_exact(x) for x in vals), _exact(p)) for vals, p in g.rows))
                    for g in model.groups)
     return Point(values, indexed, groups)
+
+
+@lru_cache(maxsize=1024)
+def _limit_at(body, var, pt, d: str):
+    """sympy's limit of a grounded body at a concrete point, or why there is none (a str); memoised, since
+    a chain's shared side is grounded to the same body at the same point by several links."""
+    try:
+        v = sympy.limit(body, var, pt, d)
+    except (NotImplementedError, ValueError, TypeError) as e:
+        return f"sympy cannot take this limit ({type(e).__name__})"
+    if not v.is_number or isinstance(v, sympy.Limit) or v.has(sympy.AccumBounds):
+        return "the limit does not evaluate to a number"
+    return v
 
 
 class Recheck:
@@ -200,12 +214,9 @@ class Recheck:
             raise Unconfirmed("a limit of a moment")
         body = self._ground(body, {**env, var: var})
         pt = self._ground(pt, env)
-        try:
-            v = sympy.limit(body, var, pt, str(d))
-        except (NotImplementedError, ValueError, TypeError) as e:
-            raise Unconfirmed(f"sympy cannot take this limit ({type(e).__name__})") from e
-        if not v.is_number or isinstance(v, sympy.Limit) or v.has(sympy.AccumBounds):
-            raise Unconfirmed("the limit does not evaluate to a number")
+        v = _limit_at(body, var, pt, str(d))
+        if isinstance(v, str):
+            raise Unconfirmed(v)
         return v
 
     def _extremum(self, x, env):

@@ -11,6 +11,7 @@ which facts to cite -- refutation and attribution are the judge's work
 from __future__ import annotations
 
 import itertools
+from functools import lru_cache
 from dataclasses import dataclass, field
 
 import sympy
@@ -20,7 +21,7 @@ from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
 from ..terms.objects import DSum, E, as_expr
-from .reduce import Inconsistent, radical, bounded_by, has_atoms, reduce_modulo
+from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 
 
 @dataclass
@@ -66,6 +67,13 @@ def _set_partitions(items):
 
 
 def _solved_atoms(polys) -> dict:
+    """A pure function of the fact polynomials: memoised (every summand of every attempt asks again)."""
+    return _solved(tuple(polys))
+
+
+@memo
+@lru_cache(maxsize=2048)
+def _solved(polys: tuple) -> dict:
     """{A: value} for fact polynomials linear in a single moment atom A whose coefficient is nonzero and
     free of atoms (A c + r = 0 gives A = -r/c; with c = 0 possible it would not), solved one after the
     other (E[w] = 0 first, then E[w^2] - E[w]^2 = 2/n gives E[w^2] = 2/n)."""
@@ -257,7 +265,7 @@ class LinkProver:
                     nz.trace.rules.add("facts")
                 inst = self.instances(nz, qeqs, c, t.bounds)
                 if inst:
-                    solved = _solved_atoms(inst)  # E[w_b^2] = 2/n: substituted (a basis would keep n E[w_b^2] - 2)
+                    solved = _solved_atoms(inst)  # read only: memoised  # E[w_b^2] = 2/n: substituted (a basis would keep n E[w_b^2] - 2)
                     if solved and c.xreplace(solved) != c:
                         c = _expand(c.xreplace(solved))
                         nz.trace.rules.add("facts")

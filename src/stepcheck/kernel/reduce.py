@@ -17,6 +17,7 @@ from functools import lru_cache
 
 import sympy
 from sympy import QQ, groebner
+from sympy.core.exprtools import decompose_power
 from sympy.polys.orderings import MonomialOrder, grevlex
 from sympy.polys.polyerrors import PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed
 from sympy.polys.polytools import parallel_poly_from_expr
@@ -202,22 +203,68 @@ def _reduce_modulo(p, facts: frozenset) -> sympy.Expr:
         if fgens and list(G) == [1]:
             raise Inconsistent()
         return p
-    try:
-        (P,), opt = parallel_poly_from_expr([pn], domain=QQ)
-    except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
-        return p
     if list(G) == [1]:
         raise Inconsistent()
     if not G:
         return p
-    gens = _order_gens(tuple(set(fgens) | set(opt.gens)))
-    ring = _ring(gens)
     try:
-        f = ring.from_dict(_embed(P.rep.to_dict(), opt.gens, gens), QQ)
+        f, gens = _element(pn, fgens)
+    except (PolynomialError, GeneratorsNeeded, PolificationFailed, CoercionFailed):
+        return p
+    try:
         r = f.rem(_basis_in(facts, gens)).as_expr()
     except (ZeroDivisionError, PolynomialError, CoercionFailed, NotImplementedError):
         return p  # no reduction is always sound (the link may stay unproved)
     return r / pd if pd != 1 else r
+
+
+def _element(pn, fgens: tuple):
+    """``pn`` as an element of the ring over its generators and ``fgens`` (in elimination order): (element,
+    generators).  The generators and exponents are sympy's own (``parallel_poly_from_expr`` over QQ:
+    ``decompose_power`` of each factor of each term of the expansion), read directly when every number
+    factor is rational; otherwise ``parallel_poly_from_expr`` itself reads them."""
+    terms = _rational_terms(pn)
+    if terms is None:
+        (P,), opt = parallel_poly_from_expr([pn], domain=QQ)
+        gens = _order_gens(tuple(set(fgens) | set(opt.gens)))
+        return _ring(gens).from_dict(_embed(P.rep.to_dict(), opt.gens, gens), QQ), gens
+    gens = _order_gens(tuple(set(fgens).union(*(e for _, e in terms))))
+    where = {g: k for k, g in enumerate(gens)}
+    out: dict = {}
+    for c, elements in terms:
+        m = [0] * len(gens)
+        for b, e in elements.items():
+            m[where[b]] = e
+        m = tuple(m)
+        out[m] = out.get(m, QQ.zero) + c
+    return _ring(gens).from_dict({m: c for m, c in out.items() if c}, QQ), gens
+
+
+def _rational_terms(pn):
+    """[(coefficient in QQ, {generator: exponent})] per term of ``pn`` expanded, as sympy's
+    ``_parallel_dict_from_expr_no_gens`` splits them; None when a number factor is not rational (a float,
+    sqrt(2), oo: sympy's own reading decides those), a generator is a Piecewise or the expression is not
+    commutative."""
+    x = pn.expand()
+    if x.is_commutative is False:
+        return None
+    out = []
+    for term in sympy.Add.make_args(x):
+        c, elements = QQ.one, {}
+        for factor in sympy.Mul.make_args(term):
+            if factor.is_Rational:
+                c *= QQ(factor.p, factor.q)
+            elif factor.is_number:
+                return None
+            else:
+                b, e = decompose_power(factor)
+                if e < 0:
+                    e, b = -e, sympy.Pow(b, -1)
+                if isinstance(b, sympy.Piecewise):
+                    return None  # sympy refuses it as a generator
+                elements[b] = elements.get(b, 0) + e
+        out.append((c, elements))
+    return out
 
 
 @lru_cache(maxsize=256)
@@ -358,12 +405,33 @@ def _order_gens(gens) -> tuple:
     """Moment atoms first (eliminated in favour of parameters), bigger ones first."""
     atoms = [g for g in gens if g.has(E, DSum)]
     rest = [g for g in gens if not g.has(E, DSum)]
-    atoms.sort(key=lambda g: (-sympy.count_ops(g), sympy.default_sort_key(g)))
-    rest.sort(key=sympy.default_sort_key)
+    atoms.sort(key=_atom_key)
+    rest.sort(key=_sort_key)
     return tuple(atoms + rest)
+
+
+@lru_cache(maxsize=8192)
+def _atom_key(g):
+    return -sympy.count_ops(g), _sort_key(g)
+
+
+@lru_cache(maxsize=8192)
+def _sort_key(g):
+    """sympy's ``default_sort_key`` of one generator, memoised (it walks the expression every time)."""
+    return sympy.default_sort_key(g)
+
+
+_MEMOS: list = []  # memoised pure functions of other kernel modules (``memo``)
+
+
+def memo(f):
+    """``lru_cache``'d ``f``, registered so that ``clear_caches`` forgets it too."""
+    _MEMOS.append(f)
+    return f
 
 
 def clear_caches() -> None:
     """Forget every memoised basis and remainder (benchmarks measure without them)."""
-    for f in (_basis, _system, _basis_in, _ring, _reduce_modulo, _group_basis, _monomial_order, radical):
+    for f in (_basis, _system, _basis_in, _ring, _reduce_modulo, _group_basis, _monomial_order, radical, _atom_key,
+              _sort_key, *_MEMOS):
         f.cache_clear()
