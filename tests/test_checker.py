@@ -81,6 +81,22 @@ def test_factorization_weakest_is_uncorrelated():
     assert [(u.label, u.weakest) for u in lr.uses] == [("ind", "uncorrelated(X, Y)")]
 
 
+def test_weakest_form_names_the_files_bound_indices():
+    """Inside a sum the weakest form keeps the file's index names (r, s), not invented ones; where the
+    file's name is taken (a free index r beside a bound r) another letter is used, never a clash."""
+    head = ("let n: positive integer\nlet r, s: index 1..n\nrandom q_r, k_r for r in 1..n\n"
+            "assume ind: independent(q, k)\nassume m0: E[q_r] = 0, E[k_r] = 0\n")
+    rep = one(head + "step x: E[sum(r=1..n, q_r k_r)] = 0 by ind, m0\n"
+                     "step y: E[sum(r=1..n, q_r) sum(s=1..n, k_s)] = 0 by ind, m0\n"
+                     "step z: E[q_r sum(r=1..n, k_r)] = 0 by ind, m0\n")
+    assert [(u.label, u.weakest) for u in link(rep, "x").uses][0] == ("ind", "uncorrelated(q_r, k_r)")
+    w = link(rep, "y").uses[0].weakest
+    assert "uncorrelated(q_r, k_s) for r ≠ s" in w and "_i" not in w, w
+    w = link(rep, "z").uses[0].weakest or ""
+    inside = [w[a + 1:w.find(")", a)].split(", ") for a in [k for k, c in enumerate(w) if c == "("]]
+    assert all(len(set(x)) == len(x) for x in inside), w  # q_r beside a bound index never both named r
+
+
 def test_factorization_higher_degree_full_independence():
     rep = one(XY + "assume ind: independent(X, Y)\nstep s: E[X^2 Y] = E[X^2] E[Y] by ind")
     lr = link(rep, "s")

@@ -101,7 +101,8 @@ class Independence:
         return None
 
     def _weak_text(self, pair) -> str:
-        """`uncorrelated(q_i, k_i)`; bound indices get readable names: `(x_i, x_j) for i ≠ j`."""
+        """`uncorrelated(q_i, k_i)`; bound indices keep the file's names where they are distinct and free
+        (`uncorrelated(q_r, k_s) for r ≠ s`), else get readable letters."""
         dums = []
         for v in pair:
             if isinstance(v, Indexed):
@@ -109,8 +110,14 @@ class Independence:
                     if isinstance(a, Dummy) and a not in dums:
                         dums.append(a)
         taken = {str(f) for f in self.free}
+        ren = {}
+        for d in dums:  # the file's own name of the bound index where it is free to use (r in sum(r=1..n, ...))
+            if d.name.isidentifier() and d.name not in taken:
+                ren[d] = Symbol(d.name)
+                taken.add(d.name)
         letters = [c for c in "ijklmnrst" if c not in taken]
-        ren = {d: Symbol(letters[k] if k < len(letters) else f"i{k}") for k, d in enumerate(dums)}
+        for k, d in enumerate(x for x in dums if x not in ren):
+            ren[d] = Symbol(letters[k] if k < len(letters) else f"i{k}")
         shown = [_show(v.xreplace(ren)) for v in pair]
         text = f"uncorrelated({shown[0]}, {shown[1]})"
         if len(dums) == 2:
