@@ -687,6 +687,37 @@ def test_block_order_is_sympys_product_order():
     assert BlockGrevlex(1)((1, 0, 0)) > BlockGrevlex(1)((0, 3, 0)) and grevlex((1, 0, 0)) < grevlex((0, 3, 0))
 
 
+def test_side_terms_shared_between_attempts_only_where_facts_cannot_act():
+    """The terms of a side computed without facts are reused by the attempt with facts when no place
+    where facts act (a function's argument) was reached; where one was, the attempt with facts computes
+    its own (sqrt(Var(X)) = 1 needs Var(X) = 1 inside the sqrt)."""
+    from stepcheck.kernel.normal import Normalizer
+
+    calls = []
+    real = Normalizer.terms
+
+    def counting(self, x):
+        calls.append(x)
+        return real(self, x)
+
+    facts = {"v": [eq("v", Var(X), 1)], "m": [eq("m", E(X), 0)]}
+    try:
+        Normalizer.terms = counting
+        p = LinkProver(DECLS, facts)
+        assert p.prove_link(E(2 * X + Y), 2 * E(X) + E(Y), []).holds
+        before = len(calls)
+        assert p.prove_link(E(2 * X + Y), 2 * E(X) + E(Y), ["m"]).holds
+        assert len(calls) == before  # both sides served from the attempt without facts
+        p = LinkProver(DECLS, facts)
+        assert not p.prove_link(sp.sqrt(Var(X)), 1, []).holds
+        before = len(calls)
+        out = p.prove_link(sp.sqrt(Var(X)), 1, ["v"])
+        assert out.holds and out.used == ["v"]  # not the cached form in which Var(X) was not reduced
+        assert len(calls) > before
+    finally:
+        Normalizer.terms = real
+
+
 def test_ring_element_reads_what_parallel_poly_from_expr_reads():
     """The remainder's direct reading of an expression into the ring (generators, exponents, rational
     coefficients) gives the element sympy's parallel_poly_from_expr gives, on random expressions mixing

@@ -222,20 +222,24 @@ class LinkProver:
 
         The terms and the trace of their computation are a function of ``x``, the declarations (fixed
         per prover), the independence facts, the index world (free indices, usable ranges, the literal
-        indices present), the gaps and whether equation facts may be applied, all in the key -- and
-        nothing is stored when equation facts were applied inside (a function's argument, ``SD``): the
-        result then depends on which.  A hit replays the trace."""
-        key = (x, tuple(nz.indep), nz.free, nz.range_ok, nz.present, nz.gaps, nz.reducer is None)
-        got = self._terms_cache.get(key)
+        indices present) and the gaps, all in the key.  Equation facts act only where ``Normalizer.expr``
+        is reached inside (a function's argument, ``SD``): terms computed without reaching it hold with
+        or without facts and are stored for both; terms that reached it are stored only when no facts
+        were there to apply (the result then depends on which).  A hit replays the trace."""
+        key = (x, tuple(nz.indep), nz.free, nz.range_ok, nz.present, nz.gaps)
+        got = self._terms_cache.get(key + ("any",))
+        if got is None and nz.reducer is None:
+            got = self._terms_cache.get(key + ("no facts",))
         if got is not None:
             nz.trace.merge(got[1])
             return list(got[0])
-        outer, reducer, applied = nz.trace, nz.reducer, []
-        if reducer is not None:
-            def noting(n, ts):
-                applied.append(True)
-                return reducer(n, ts)
-            nz.reducer = noting
+        outer, reducer, reached = nz.trace, nz.reducer, []
+
+        def noting(n, ts):  # without a reducer, exactly what Normalizer.expr does itself
+            reached.append(True)
+            return reducer(n, ts) if reducer is not None else n.collect(ts)
+
+        nz.reducer = noting
         nz.trace = Trace()
         try:
             ts = nz.terms(x)
@@ -243,10 +247,10 @@ class LinkProver:
             mine = nz.trace
             nz.trace, nz.reducer = outer, reducer
             outer.merge(mine)
-        if not applied:
+        if not reached or reducer is None:
             if len(self._terms_cache) > 4096:
                 self._terms_cache.clear()
-            self._terms_cache[key] = (tuple(ts), mine)
+            self._terms_cache[key + ("no facts" if reached else "any",)] = (tuple(ts), mine)
         return ts
 
     def reduce_terms(self, nz: Normalizer, ts, eqs) -> sympy.Expr:
