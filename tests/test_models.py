@@ -109,6 +109,39 @@ def test_model_with_zero_mean_and_unit_variance_is_found():
         assert evaluate(VAR_SUM, m, QK) == m.dims[d]  # the theorem, on an independent model
 
 
+def test_random_models_build_each_context_once_and_draw_the_same_models():
+    """The tries cycle through few dimension choices: each (dimensions, parameters) context is built
+    once, and the models are the ones drawn by rebuilding it every time (same seed, same models)."""
+    import stepcheck.models.search as search
+
+    built = []
+    real = search._Ctx
+
+    class Counting(real):
+        def __init__(self, *a, **kw):
+            built.append(a[1:3])
+            super().__init__(*a, **kw)
+
+    facts = {"mean0": MEAN0, "var1": VAR1, "indep": INDEP}
+    try:
+        search._Ctx = Counting
+        models = random_models(QK, facts, n=3, seed=1, exprs=[VAR_SUM], seconds=5.0)
+    finally:
+        search._Ctx = real
+    assert models and len(built) == len({(tuple(a.items()), tuple(b.items())) for a, b in built})
+    again = random_models(QK, facts, n=3, seed=1, exprs=[VAR_SUM], seconds=5.0)
+    assert [m.groups for m in again] == [m.groups for m in models]
+    # no dimensions, and a third moment no candidate meets: every try has the same (empty) dimensions
+    hard = {"m": [EqFact("m", E(X), sympy.Integer(0)), EqFact("m", E(X ** 3), sympy.Integer(7))]}
+    built.clear()
+    try:
+        search._Ctx = Counting
+        random_models(XY, hard, n=3, seed=1, exprs=[E(X)], seconds=5.0)
+    finally:
+        search._Ctx = real
+    assert len(built) == 1
+
+
 # ------------------------------------------------------------------ product vs joint distributions
 
 

@@ -518,15 +518,20 @@ def random_models(decls: Decls, facts: dict, n: int = 3, seed: int = 0, *, exprs
     else:
         pmaps = None
     tries = max(n * 4, 8, len(pmaps) if pmaps else 0)
+    contexts: dict = {}  # (dimensions, parameters) -> _Ctx: tries cycle through few dimension choices
     for k in range(tries):
         if len(out) >= n or time.monotonic() > deadline:
             break
         dmap = dim_list[k % len(dim_list)] if dim_list else {}
         pmap = pmaps[k % len(pmaps)] if pmaps else {p: rng.choice(_param_values(p)) for p in params}
+        ckey = (tuple(dmap.items()), tuple(pmap.items()))
         try:
-            skel = Model(dims=dmap, params=pmap)
-            envs = list(assignments(free_all, decls, skel))
-            ctx = _Ctx(decls, dmap, pmap, flat, [(x, e) for e in envs for x in exprs], fixed or {})
+            ctx = contexts.get(ckey)
+            if ctx is None:
+                skel = Model(dims=dmap, params=pmap)
+                envs = list(assignments(free_all, decls, skel))
+                ctx = contexts[ckey] = _Ctx(decls, dmap, pmap, flat, [(x, e) for e in envs for x in exprs],
+                                            fixed or {})
         except ModelError:
             continue
         if ctx.bad:
