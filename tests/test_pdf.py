@@ -329,6 +329,18 @@ def test_distribution_facts_are_maths(tmp_path):
     assert "$EE[q_i^2] = 1$" in src and "$EE[q_i^4] = 3$" in src and "EE[X" not in src
 
 
+def test_assumption_facts_never_break_after_their_sign_and_lines_do_not_touch(tmp_path):
+    """In the assumptions table each fact is a box (E[D^4] = and its long value stay together; a fact
+    wider than the column wraps inside its box), and the facts' lines are spaced for inline fractions."""
+    r = _check(tmp_path, 'derivation d "d"\nlet m, k: integer\nrandom D ~ DiscreteUniform(m, k)\n'
+                         'step s: E[D] = (m + k)/2\n')
+    src = pdf.build_typst([r], cjk_fonts=())
+    row = src[src.index('badge("D ~ DiscreteUniform(m, k)"'):]
+    row = row[:row.index("\n  badge(") if "\n  badge(" in row else len(row)]
+    assert row.count("#box($") == 5 and "#h(1.5em)#$" not in row  # E[D], Var(D), E[D^2..4]: each boxed
+    assert "set par(leading: 1.1em)" in row
+
+
 def test_spacing_in_the_template(tmp_path):
     r = _check(tmp_path, 'derivation s "s"\nrandom X\nassume a: E[X] = 0\nstep t: E[X + 1] = E[X] + 1 by a\n')
     src = pdf.build_typst([r], cjk_fonts=())

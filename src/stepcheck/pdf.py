@@ -209,11 +209,14 @@ def _assumptions(report: FileReport, ts: _Typesetter) -> str:
             m = _fact_maths(ts, st.facts[k]) if st is not None and k < len(st.facts) else None
             if m is None:  # a fact the kernel wrote (E = 0 of a distribution): parsed, typeset
                 m = text_fact(ts, text, a.label.split(" ~ ")[0] if " ~ " in a.label else None)
-            facts.append(_m(m) if m else _raw(text))
+            # a box: a fact starts on a new line rather than break after its `=` (a fact wider than the
+            # column still wraps, inside its box)
+            facts.append(f"box({_m(m) if m else _raw(text)})")
         kinds = ", ".join(dict.fromkeys(a.kinds or [a.kind]))
         rows.append(f"badge({s(a.label)}, {s(a.kind)})")
         rows.append(f"text(size: 8pt, fill: kind-color({s(a.kind)}).darken(20%))[#{s(kinds)}]")
-        rows.append("[" + "#h(1.5em)".join("#" + f for f in facts) + "]")
+        # leading: stacked inline fractions of two lines of facts must not touch
+        rows.append("[#set par(leading: 1.1em)\n" + "#h(1.5em)".join("#" + f for f in facts) + "]")
     if not rows:
         return "[#text(fill: luma(90))[No assumptions: every step must hold on its own.]]"
     return ("grid(columns: (auto, auto, 1fr), column-gutter: 1em, row-gutter: 0.75em, align: horizon,\n  "
