@@ -195,9 +195,10 @@ polynomial is visibly square-free; limits of rational functions of x or of expon
 saturation, temperature) are read off dominant monomials instead of sympy's gruntz
 (`kernel/rational_limit.py`); one side's terms are memoised across a link's attribution attempts.
 Files that differ from the old tree differ on purpose: `bad/conditional_step.step` is a false `holds`
-of the old tree (a step proved where x ≥ 0 used as a fact for every x), and `a001_s4_norm.step` now
-shows the side condition its definition's denominator needs (σ ≠ 0). The normaliser still builds
-sympy expressions: the ≥ 5× asked for needs it to work in the ring too (see docs/performance.md).
+of the old tree (a step proved where x ≥ 0 used as a fact for every x), `a001_s4_norm.step` now
+shows the side condition its definition's denominator needs (σ ≠ 0), and `dot_expanded.step` the
+one its literal member q_2 needs (d_k ≥ 2). The normaliser still builds sympy expressions: the
+≥ 5× asked for needs it to work in the ring too (see docs/performance.md).
 """
 
 
