@@ -84,6 +84,25 @@ def test_refuses_when_the_answer_needs_an_unproved_sign(g, x, pt):
         rational_limit(g, x, pt, "+" if pt.is_finite else "-")
 
 
+def test_rates_of_unknown_sign_whose_differences_are_known():
+    """exp((a + c) s) / (exp((a + c) s) + exp(a s)): neither rate's sign is known, but dividing through
+    by exp(a s) leaves the rate c > 0 -- the same function, decided (and sympy agrees); where the
+    difference's sign is not known either (a, b unrelated) it is still refused, naming b - a."""
+    s_ = T  # T -> 0+: rates a + c and a
+    g = exp((a + c) / s_) / (exp((a + c) / s_) + exp(a / s_))
+    assert rational_limit(g, s_, sp.Integer(0), "+") == 1
+    g2 = exp(a * t) / (exp(a * t) + exp((a - c) * t) + 2)  # the constant 2 keeps the rate of exp(a t) itself
+    with pytest.raises(KernelLimit, match="not proved"):
+        rational_limit(g2, t, oo, "-")
+    with pytest.raises(KernelLimit, match=r"sign of -a \+ b|sign of b - a"):
+        rational_limit(exp(a * t) / (exp(a * t) + exp(b * t)), t, oo, "-")
+    rep = check_text("let α: real\nlet δ, τ: positive real\n"
+                     "step cold: limit(exp((α + δ) / τ) / (exp((α + δ) / τ) + exp(α / τ)), τ -> 0) = 1\n"
+                     "step wrong: limit(exp((α + δ) / τ) / (exp((α + δ) / τ) + exp(α / τ)), τ -> 0) = 0\n",
+                     "<relative-rates>")
+    assert [s.links[0].status for s in rep.steps] == ["holds", "fails"]
+
+
 def test_two_sided_needs_both_sides():
     assert _fast_limit(1 / t, t, sp.Integer(0), "+-") is None  # +oo from the right, -oo from the left
 

@@ -91,6 +91,43 @@ def _exponential_variables(h, s):
     return out, [v for v, _, _ in variables]
 
 
+def _relative_rates(h, s):
+    """``_exponential_variables`` of ``h``, or, where a rate's sign is not proved, of ``h`` with numerator
+    and denominator both divided by one exponential ``exp(r s)`` of the denominator (the same function:
+    its rates become differences, ``exp(α s) / (exp(α s) + exp(β s)) = 1 / (1 + exp((β - α) s))``, whose
+    limit needs only the sign of β - α).  The first division whose rates all have proved signs is taken;
+    when none has, the unproved sign named is the original one's, or a division's with fewer rates
+    unproved (β - α rather than α)."""
+    try:
+        return _exponential_variables(h, s)
+    except KernelLimit as first:
+        best, fewest = first, _unproved_rates(h, s)
+    num, den = sympy.fraction(sympy.together(h))
+    for e in sorted({e for e in den.atoms(sympy.exp) if s in e.free_symbols}, key=sympy.default_sort_key):
+        r = sympy.expand(e.args[0]).coeff(s, 1)
+        if r == 0 or s in r.free_symbols:
+            continue
+        scale = sympy.exp(-r * s)
+        n2, d2 = (sympy.powsimp(sympy.expand(part * scale), combine="exp") for part in (num, den))
+        try:
+            return _exponential_variables(n2 / d2, s)
+        except KernelLimit as e2:
+            k = _unproved_rates(n2 / d2, s)
+            if k < fewest:
+                best, fewest = e2, k
+    raise best
+
+
+def _unproved_rates(h, s) -> int:
+    """How many exponentials of ``h`` have a rate in ``s`` whose sign is not proved."""
+    n = 0
+    for e in h.atoms(sympy.exp):
+        r = sympy.expand(e.args[0]).coeff(s, 1)
+        if s in e.free_symbols and r != 0 and _known_sign(r) is None:
+            n += 1
+    return n
+
+
 def _dominant(poly):
     """The exponent vector of ``poly``'s monomial that is >= every other one in each variable, or None."""
     monos = poly.monoms()
@@ -117,7 +154,7 @@ def rational_limit(g, x, a, side: str):
     if x not in g.free_symbols:
         return None
     s = Dummy("s", positive=True)
-    got = _exponential_variables(_towards_infinity(g, x, a, side, s), s)
+    got = _relative_rates(_towards_infinity(g, x, a, side, s), s)
     if got is None:
         return None
     h, vs = got
