@@ -96,6 +96,10 @@ def test_rates_of_unknown_sign_whose_differences_are_known():
         rational_limit(g2, t, oo, "-")
     with pytest.raises(KernelLimit, match=r"sign of -a \+ b|sign of b - a"):
         rational_limit(exp(a * t) / (exp(a * t) + exp(b * t)), t, oo, "-")
+    # a division that leaves another shape (t outside the exponentials) is no answer, and the unproved
+    # sign stands: never None, which would hand the limit to sympy's generic-parameter answer
+    with pytest.raises(KernelLimit, match="not proved"):
+        rational_limit(exp((a + c) * t) / (exp((a + c) * t) + t * exp(a * t)), t, oo, "-")
     rep = check_text("let α: real\nlet δ, τ: positive real\n"
                      "step cold: limit(exp((α + δ) / τ) / (exp((α + δ) / τ) + exp(α / τ)), τ -> 0) = 1\n"
                      "step wrong: limit(exp((α + δ) / τ) / (exp((α + δ) / τ) + exp(α / τ)), τ -> 0) = 0\n",

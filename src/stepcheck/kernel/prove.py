@@ -269,7 +269,7 @@ class LinkProver:
                     nz.trace.rules.add("facts")
                 inst = self.instances(nz, qeqs, c, t.bounds)
                 if inst:
-                    solved = _solved_atoms(inst)  # read only: memoised  # E[w_b^2] = 2/n: substituted (a basis would keep n E[w_b^2] - 2)
+                    solved = _solved_atoms(inst)  # E[w_b^2] = 2/n: substituted (a basis would keep n E[w_b^2] - 2)
                     if solved and c.xreplace(solved) != c:
                         c = _expand(c.xreplace(solved))
                         nz.trace.rules.add("facts")

@@ -110,11 +110,14 @@ def _relative_rates(h, s):
         scale = sympy.exp(-r * s)
         n2, d2 = (sympy.powsimp(sympy.expand(part * scale), combine="exp") for part in (num, den))
         try:
-            return _exponential_variables(n2 / d2, s)
+            got = _exponential_variables(n2 / d2, s)
         except KernelLimit as e2:
             k = _unproved_rates(n2 / d2, s)
             if k < fewest:
                 best, fewest = e2, k
+            continue
+        if got is not None:  # another shape after the division: never handed to sympy's limit instead
+            return got
     raise best
 
 
