@@ -590,6 +590,33 @@ def test_inequality_facts_are_used_as_slack(step, want):
         assert st.status == want, (step, [lk.message for lk in st.links])
 
 
+MAXES = ("let n, m: positive integer\nlet i: index 1..n\nlet k: index 1..m\nreal s_i for i in 1..n\n"
+         "real t_i for i in 1..m\nrandom q_i for i in 1..n\n")
+
+
+@pytest.mark.parametrize("step, want", [
+    ("max(s) >= s_i", "holds"),
+    ("s_i - max(s) <= 0", "holds"),
+    ("exp(s_i - max(s)) <= 1", "holds"),   # the stable softmax's numerators
+    ("min(s) <= s_i", "holds"),
+    ("exp(min(s) - s_i) <= 1", "holds"),
+    ("s_1 <= max(s)", "holds"),            # 1 is in 1..n
+    ("max(s) > s_i", "fails"),             # all equal: n = 1
+    ("max(s) <= s_i", "fails"),
+    ("max(s) >= s_k", "not holds"),        # k ranges over 1..m, not s's range
+    ("max(t) >= s_i", "not holds"),        # another family's member
+    ("max(q) >= q_i", "not holds"),        # a random family: max(q) - q_i is no number
+])
+def test_an_extremum_beside_a_member_of_its_range(step, want):
+    from stepcheck.checker import check_text
+
+    st = check_text(MAXES + f"step s: {step}\n", "t.step").steps[0]
+    if want == "not holds":
+        assert st.status != "holds", step
+    else:
+        assert st.status == want, (step, [lk.message for lk in st.links])
+
+
 # ---------------------------------------------------------------- notation bloggers write (issue 16)
 def test_superscripts_are_powers():
     rep = one("random X\nlet σ: positive real\nassume v: Var(X) = σ²\nstep a: Var(2 X) = 4 σ² by v\n"

@@ -11,8 +11,8 @@ which facts to cite -- refutation and attribution are the judge's work
 from __future__ import annotations
 
 import itertools
-from functools import lru_cache
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import sympy
 from sympy import Indexed, Integer
@@ -20,7 +20,7 @@ from sympy import Indexed, Integer
 from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
-from ..terms.objects import DSum, E, as_expr
+from ..terms.objects import DSum, E, FamilyExtremum, as_expr
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 
 
@@ -167,6 +167,8 @@ class LinkProver:
                 ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=domain)
                 if not ok:
                     ok, signs = self._by_inequality_fact(nz, g, rel in ("<", ">"), ineqs, eqs, sub, domain)
+                if not ok:
+                    ok, signs = self._by_extremum(g, rel in ("<", ">"), domain)
                 if ok:
                     trace.rules.add("inequality")
                     trace.signs |= signs
@@ -197,6 +199,32 @@ class LinkProver:
             ok, signs = sign_proof(h, strict=strict and not fstrict, domain=domain)
             if ok:
                 return True, signs
+        return False, set()
+
+    def _by_extremum(self, g, strict: bool, domain) -> tuple[bool, set]:
+        """``g >= 0`` (``> 0``) where ``max(s)`` (``min(s)``) occurs beside a member ``s_i`` of its range:
+        ``max(s) = s_i + G`` (``min(s) = s_i - G``) with ``G >= 0``, and the sign proved for every such G.
+        The member must lie in the extremum's range: a literal index provably in it, or an index whose
+        declared range is that range.  Deterministic families only: G is then one number, while for a
+        random family max(q) - q_i is a random variable, and a sign proved for every constant G says
+        nothing about moments of it (Var(G) = 0 for a constant)."""
+        for x in sorted(g.atoms(FamilyExtremum), key=sympy.default_sort_key):
+            if x.kind not in ("max", "min") or x.family in self.decls.random_families:
+                continue
+            base, lo, hi = x.args[0], x.args[1], x.args[2]
+            members = sorted((m for m in g.atoms(Indexed) if m.base == base and len(m.indices) == 1),
+                             key=sympy.default_sort_key)
+            for m in members:
+                ix = m.indices[0]
+                rng = self.decls.index_ranges.get(ix)
+                inside = (rng is not None and sympy.expand(rng[0] - lo) == 0 and sympy.expand(rng[1] - hi) == 0) or (
+                    ix.is_Integer and sympy.Ge(ix, lo) == sympy.true and sympy.Le(ix, hi) == sympy.true)
+                if not inside:
+                    continue
+                gap = sympy.Dummy("gap", nonnegative=True)
+                ok, signs = sign_proof(g.xreplace({x: m + gap if x.kind == "max" else m - gap}), strict, domain)
+                if ok:
+                    return True, {v for v in signs if v != gap}
         return False, set()
 
     def normal_difference(self, nz: Normalizer, lhs, rhs, eqs) -> sympy.Expr:
