@@ -581,9 +581,14 @@ INEQ = ("let ε: nonnegative real\nlet a, b, c: real\nlet n: positive integer\nl
     ("w_i > 0 by pos", "not holds"),      # false (w_i = 0); no witness is searched among family values here
 ])
 def test_inequality_facts_are_used_as_slack(step, want):
+    _step_status(INEQ, step, want)
+
+
+def _step_status(head: str, step: str, want: str) -> None:
+    """The status of ``step`` after the declarations ``head``: ``want``, or anything but holds."""
     from stepcheck.checker import check_text
 
-    st = check_text(INEQ + f"step s: {step}\n", "t.step").steps[0]
+    st = check_text(head + f"step s: {step}\n", "t.step").steps[0]
     if want == "not holds":
         assert st.status != "holds", step
     else:
@@ -608,13 +613,7 @@ MAXES = ("let n, m: positive integer\nlet i: index 1..n\nlet k: index 1..m\nreal
     ("max(q) >= q_i", "not holds"),        # a random family: max(q) - q_i is no number
 ])
 def test_an_extremum_beside_a_member_of_its_range(step, want):
-    from stepcheck.checker import check_text
-
-    st = check_text(MAXES + f"step s: {step}\n", "t.step").steps[0]
-    if want == "not holds":
-        assert st.status != "holds", step
-    else:
-        assert st.status == want, (step, [lk.message for lk in st.links])
+    _step_status(MAXES, step, want)
 
 
 # ---------------------------------------------------------------- notation bloggers write (issue 16)
