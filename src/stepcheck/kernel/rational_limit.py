@@ -45,6 +45,13 @@ def _towards_infinity(g, x, a, side: str, s):
     return g.xreplace({x: a + 1 / s if side == "+" else a - 1 / s})
 
 
+def _rate(e, s):
+    """(r, c) of ``exp(arg)`` with ``arg = r s + c`` expanded (r: the coefficient of s to the first power)."""
+    arg = sympy.expand(e.args[0])
+    r = arg.coeff(s, 1)
+    return r, sympy.expand(arg - r * s)
+
+
 def _exponential_variables(h, s):
     """``h`` as a function of variables ``v_k = exp(b_k s / q_k)`` that tend to +oo, or None.
 
@@ -57,9 +64,7 @@ def _exponential_variables(h, s):
         return (h, [s]) if s in h.free_symbols else None
     rated = []
     for e in exps:
-        arg = sympy.expand(e.args[0])
-        r = arg.coeff(s, 1)
-        c = sympy.expand(arg - r * s)
+        r, c = _rate(e, s)
         if r == 0 or s in r.free_symbols or s in c.free_symbols:
             return None
         if _known_sign(r) is None:
@@ -104,7 +109,7 @@ def _relative_rates(h, s):
         best, fewest = first, _unproved_rates(h, s)
     num, den = sympy.fraction(sympy.together(h))
     for e in sorted({e for e in den.atoms(sympy.exp) if s in e.free_symbols}, key=sympy.default_sort_key):
-        r = sympy.expand(e.args[0]).coeff(s, 1)
+        r, _ = _rate(e, s)
         if r == 0 or s in r.free_symbols:
             continue
         scale = sympy.exp(-r * s)
@@ -125,7 +130,7 @@ def _unproved_rates(h, s) -> int:
     """How many exponentials of ``h`` have a rate in ``s`` whose sign is not proved."""
     n = 0
     for e in h.atoms(sympy.exp):
-        r = sympy.expand(e.args[0]).coeff(s, 1)
+        r, _ = _rate(e, s)
         if s in e.free_symbols and r != 0 and _known_sign(r) is None:
             n += 1
     return n
