@@ -61,14 +61,14 @@ def test_issue_example():
     assert isinstance(r, ClaimResult)
     assert r.holds and r.ok and bool(r)
     assert r.status == "holds"
-    assert r.uses == set()
-    assert r.uses_detail == ()
+    assert r.uses == {"d > 0"}  # sqrt(d) and 1/d are real numbers where d > 0: d's declaration gives it
+    assert [(u.label, u.kind, u.implicit) for u in r.uses_detail] == [("d > 0", "sign", True)]
     assert r.rules == ("def Var", "linearity")
     assert r.counterexample is None and r.residual is None and r.message is None
     assert r.diagnostics == () and r.errors == ()
     assert r.name == "claim" and r.kind == "step" and r.file == os.path.relpath(__file__)
     assert r.statement == "Var(X / sqrt(d)) = Var(X) / d"
-    assert r.rests_on == ()
+    assert r.rests_on == ("d > 0",)
     assert r.line == test_issue_example.__code__.co_firstlineno + 1  # the line of the check() call
 
 

@@ -21,7 +21,7 @@ from . import syntax as S
 from .assumptions import fact_kind
 from .elaborate import DEFINED, KIND_OF_TYPE, Definition, Elaborator, Family
 from .judge.domains import always_defined, condition_texts, open_conditions
-from .uses import domain_uses, fill_uses
+from .uses import built_signs, domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, clip, closest, error
 from .judge import settle, settle_step
 from .judge.link import LinkJudgement, judge_link
@@ -321,8 +321,7 @@ class Checker:
     def s_Define(self, st: S.Define):
         scope = self.state.scope
         n = st.name.name
-        el = Elaborator(scope)
-        params = ()
+        el, params = Elaborator(scope), ()
         if "_" in n and n not in scope.symbols:
             base, suffix = n.rsplit("_", 1)
             iv = el.index_value(suffix, st.name.span)
@@ -331,7 +330,8 @@ class Checker:
         if n in scope.symbols or n in scope.families or n in scope.defines or n in scope.matrices:
             raise error(f"`{n}` is declared twice", st.name.span, code="E-redeclared")
         body = el.mexpr(st.body) if not params else el.expr(st.body)
-        scope.defines[n] = Definition(n, params, body, st.span, tuple(el.conditions))
+        signs = tuple(built_signs(scope, st.body, body))  # the declared signs sympy used to build it
+        scope.defines[n] = Definition(n, params, body, st.span, tuple(el.conditions), signs)
         scope.spans[n] = st.name.span
 
     def s_Assume(self, st: S.Assume):
@@ -459,7 +459,7 @@ class Checker:
                                      + [c for c in both if c[1] == DEFINED and not always_defined(c[0])]]
                 self.check_link(lr, lk, (lhs * guard).xreplace(signed), (rhs * guard).xreplace(signed), name)
                 if lr.status == HOLDS:
-                    domain_uses(self.state, lr, both)
+                    domain_uses(self.state, lr, both, zip([st.first, *(x.rhs for x in st.links)][k:k + 2], exprs[k:]))
             lr.seconds = time.perf_counter() - t0
             for u in lr.uses:
                 if u.kind == "step":

@@ -56,6 +56,7 @@ class Definition:
     body: sympy.Expr
     span: Span
     conditions: tuple = ()  # where the body is defined ((expr, rel) as in Elaborator.need): a use inherits them
+    signs: tuple = ()  # declared symbols whose sign sympy used to build the body (uses.built_signs)
 
 
 @dataclass

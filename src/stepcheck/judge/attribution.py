@@ -19,7 +19,7 @@ import sympy
 from sympy import Integer, Symbol
 
 from ..kernel import LinkProver, Proof, free_indices
-from ..terms.facts import EqFact, IndepFact
+from ..terms.facts import EqFact, IndepFact, IneqFact
 from ..terms.objects import Cov, as_expr
 
 
@@ -47,14 +47,14 @@ def _minimise(prover, lhs, rhs, candidates, used, full: Proof, rel, deadline, ra
         trial = [x for x in used if x != lab]
         p = prover.prove_link(lhs, rhs, trial, rel, deadline, used_ranges)
         if p.limited or p.inconsistent:
-            return _unminimised(full, used, ranges)
+            return _unminimised(full, used, ranges, lhs, rhs)
         if p.holds:
             used, final = trial, p
     for rg in ranges:
         trial = [x for x in used_ranges if x != rg]
         p = prover.prove_link(lhs, rhs, used, rel, deadline, trial)
         if p.limited or p.inconsistent:
-            return _unminimised(full, used, ranges)
+            return _unminimised(full, used, ranges, lhs, rhs)
         if p.holds:
             used_ranges, final = trial, p
     weakest = {}
@@ -66,13 +66,60 @@ def _minimise(prover, lhs, rhs, candidates, used, full: Proof, rel, deadline, ra
             w = _weaker_uncorrelated(prover, lhs, rhs, lab, used, used_ranges, deadline, rel)
             if w:
                 weakest[lab] = w
-    return dataclasses.replace(final, used=list(used), weakest=weakest)
+    signs = _declared_signs(prover, lhs, rhs, used, used_ranges, rel, deadline, final)
+    return dataclasses.replace(final, used=list(used), weakest=weakest, signs=signs)
 
 
-def _unminimised(full: Proof, used, ranges) -> Proof:
-    # the full proof stands; attribution could not be minimised in time
-    return Proof(True, used=list(used), ranges=list(ranges), rules=list(full.rules),
+def _unminimised(full: Proof, used, ranges, lhs, rhs) -> Proof:
+    # the full proof stands; attribution could not be minimised in time: every declared sign is listed too
+    signs = set(full.signs) | set(_signed_reals(lhs, rhs, []))
+    return Proof(True, used=list(used), ranges=list(ranges), rules=list(full.rules), signs=sorted(signs, key=str),
                  message="attribution not minimised (limit reached): all candidates listed", limited=True)
+
+
+def _signed_reals(lhs, rhs, facts) -> list:
+    """The declared real symbols with a sign (``let c: positive real``) in the link and in its facts."""
+    syms = set().union(lhs.free_symbols, rhs.free_symbols,
+                       *(as_expr(x).free_symbols for f in facts if isinstance(f, (EqFact, IneqFact))
+                         for x in (f.lhs, f.rhs)))
+    return sorted((s for s in syms if isinstance(s, Symbol) and not isinstance(s, sympy.Dummy) and not s.is_integer
+                   and (s.is_positive or s.is_nonnegative or s.is_negative or s.is_nonpositive)), key=str)
+
+
+def _declared_signs(prover: LinkProver, lhs, rhs, used, ranges, rel, deadline, final: Proof) -> list:
+    """The declared signs of real symbols the proof rests on, found as the facts are: by proving without.
+
+    sympy reads the signs of the symbols it builds with (``sqrt(c^2 Var(X))`` is ``c sqrt(Var(X))`` for a
+    positive c, ``log(c^2)`` is ``2 log(c)``) and does not say so.  Each declared sign is dropped in turn
+    (the symbol made a real of no sign, in the link and in its facts alike) and the link proved again from
+    the same facts; a sign whose loss leaves it unproved is one it rests on, and stays for the next trials
+    (so the signs reported suffice together, and none of them can be dropped alone).  This also trims the
+    signs an inequality's interval bounds read (c^2 + 1 > 0 needs no sign of c).  Integer symbols (dimensions) are not
+    tried: their sign is what makes their ranges non-empty, reported as the ranges used.
+    """
+    facts = [f for lab in used for f in prover.facts.get(lab, [])]
+    reals = _signed_reals(lhs, rhs, facts)
+    signs = {s for s in final.signs if s not in reals}
+    sub: dict = {}
+    for s in reals:
+        trial = {**sub, s: Symbol(s.name, real=True)}
+        p = _prover_without(prover, used, trial).prove_link(lhs.xreplace(trial), rhs.xreplace(trial), used, rel,
+                                                            deadline, ranges)
+        if p.holds:
+            sub = trial
+        else:  # unproved without it, or a limit reached: the sign stays (listed, never silently dropped)
+            signs.add(s)
+    return sorted(signs, key=str)
+
+
+def _prover_without(prover: LinkProver, used, sub) -> LinkProver:
+    """A prover of its own over the facts ``used`` with ``sub`` applied (the caller's is never written to)."""
+    def apply(f):
+        if isinstance(f, (EqFact, IneqFact)):
+            return dataclasses.replace(f, lhs=as_expr(f.lhs).xreplace(sub), rhs=as_expr(f.rhs).xreplace(sub))
+        return f
+    return LinkProver(prover.decls, {lab: [apply(f) for f in prover.facts.get(lab, [])] for lab in used},
+                      prover.limits)
 
 
 def _weaker_uncorrelated(prover: LinkProver, lhs, rhs, lab, used, ranges, deadline, rel) -> str | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy
 
-from ..kernel.calculus import Iv, sign_proof
+from ..kernel.calculus import REALS, Iv, sign_proof
 from ..kernel.prove import refined_domain
 from ..terms.facts import IneqFact, KernelLimit
 from ..terms.objects import SD, E, Var
@@ -28,12 +28,48 @@ _DETAIL = {"!=": "a divisor (or a base raised to a negative power) must not be 0
 
 def discharged(x, rel: str, domain) -> bool:
     """Whether ``x REL 0`` follows from the signs ``domain`` gives (no proof: False)."""
-    try:
-        if rel == "!=":
-            return sign_proof(x, True, domain)[0] or sign_proof(-x, True, domain)[0]
-        return sign_proof(x, rel == ">", domain)[0]
-    except (KernelLimit, ArithmeticError, ValueError, TypeError, AttributeError, NotImplementedError):
-        return False
+    return _discharge(x, rel, domain) is not None
+
+
+def _discharge(x, rel: str, domain, minimal: bool = False):
+    """The symbols whose declared sign proves ``x REL 0`` (None: not proved).
+
+    ``minimal``: the interval bounds read every sign they meet (``1 + exp(u) > 0`` reads u's); each
+    sign is then dropped in turn (u taken as any real) and kept only when the proof needs it."""
+    for g, strict in ((x, True), (-x, True)) if rel == "!=" else ((x, rel == ">"),):
+        try:
+            ok, used = sign_proof(g, strict, domain)
+        except (KernelLimit, ArithmeticError, ValueError, TypeError, AttributeError, NotImplementedError):
+            continue
+        if not ok:
+            continue
+        if minimal:
+            dropped: set = set()
+            for s in sorted(used, key=str):
+                def without(t, u, gone=dropped | {s}):
+                    return REALS if t in gone else domain(t, u)
+                if _discharge(x, rel, without) is not None:
+                    dropped.add(s)
+            used = used - dropped
+        return used
+    return None
+
+
+def discharging_signs(conds, facts: dict) -> set:
+    """The declared symbols whose sign discharges a condition of ``conds`` (``sqrt(c)`` with c declared
+    positive): the link holds where the condition does, so it rests on that declaration.  Real symbols only."""
+    domain = _domain(facts)
+    out: set = set()
+    for x, rel in conds:
+        if rel == "defined":
+            got = _unwrap(x)
+            if got is None or got[3] or x.has(E, Var, SD) or _always(got[0], got[1]):
+                continue
+            x, rel = got[0], got[1]
+        out |= _discharge(x, rel, domain, minimal=True) or set()
+    # declared names only (not a summation index), and not dimensions: a positive integer's sign is what
+    # makes its ranges non-empty, reported with them
+    return {s for s in out if isinstance(s, sympy.Symbol) and not isinstance(s, sympy.Dummy) and not s.is_integer}
 
 
 def _domain(facts: dict):

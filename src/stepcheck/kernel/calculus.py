@@ -360,7 +360,7 @@ def _cached(cache: dict, key, fn):
     return val
 
 
-def take_limit(f, x, a, side: str = "+-", gaps=()):
+def take_limit(f, x, a, side: str = "+-", gaps=(), signs: set | None = None):
     """sympy.limit with x-free opaque atoms replaced by constants of known sign (cached).
 
     ``side``: ``"+-"`` (two-sided: both one-sided limits exist and agree),
@@ -370,12 +370,52 @@ def take_limit(f, x, a, side: str = "+-", gaps=()):
     taken with one symbol of each written through a positive constant, so
     that ``exp(s_1/T)/(exp(s_1/T) + exp(s_2/T)) -> 1`` as T -> 0+ under
     ``s_1 > s_2``.
+    ``signs``: receives the declared symbols whose sign the value rests on (:func:`_signs_used`).
     """
     if not a.is_finite:
         side = "-" if a == sympy.oo else "+"
-    if gaps:
-        return _cached(_LIMITS, (f, x, a, side, tuple(gaps)), lambda: _limit_with_gaps(f, x, a, side, gaps))
-    return _cached(_LIMITS, (f, x, a, side), lambda: _take_limit(f, x, a, side))
+    gaps = tuple(gaps)
+
+    def one(g, gs):
+        return _limit_with_gaps(g, x, a, side, gs) if gs else _take_limit(g, x, a, side)
+
+    value, used = _cached(_LIMITS, (f, x, a, side, gaps), lambda: _signs_used(one, f, gaps, x))
+    if signs is not None:
+        signs |= used
+    return value
+
+
+def _signs_used(take, f, gaps, x) -> tuple:
+    """``take(f, gaps)``, and the declared symbols whose sign it rests on.
+
+    sympy's ``limit`` reads the signs of the symbols it meets (``exp(-c t) -> 0`` for a positive c) and
+    does not say which: each declared sign is dropped in turn (the symbol made a real of no sign) and
+    the limit taken again; a sign whose loss changes the value or leaves it undecided is one the value
+    rests on, and stays for the next trials (so the signs reported suffice together, and none of them
+    can be dropped alone).
+    """
+    value = take(f, gaps)
+    used = set()
+    signed = sorted((s for s in f.free_symbols.union(*(g.free_symbols for g in gaps))
+                     if s != x and not isinstance(s, Dummy) and _has_sign(s)), key=str)
+    for s in signed:
+        twin = Dummy(s.name, real=True, integer=s.is_integer or None)
+        g, gs = f.xreplace({s: twin}), tuple(gp.xreplace({s: twin}) for gp in gaps)
+        try:
+            other = take(g, gs).xreplace({twin: s})
+            same = other == value or (value.is_finite and other.is_finite and sympy.expand(other - value) == 0)
+        except (KernelLimit, ArithmeticError, ValueError, TypeError, AttributeError, NotImplementedError,
+                RecursionError):  # not answered without the sign: it stays (the value above stands)
+            same = False
+        if same:
+            f, gaps = g, gs
+        else:
+            used.add(s)
+    return value, frozenset(used)
+
+
+def _has_sign(s) -> bool:
+    return bool(s.is_positive or s.is_nonnegative or s.is_negative or s.is_nonpositive)
 
 
 def _limit_with_gaps(f, x, a, side, gaps):

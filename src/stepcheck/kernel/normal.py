@@ -269,7 +269,7 @@ class Normalizer(Independence):
             f, var, pt, side = x.args
             body = self.expr(f)
             gaps = tuple(g for g in self.gaps if g.free_symbols & body.free_symbols and var not in g.free_symbols)
-            return [Term(calculus.take_limit(body, var, self.expr(pt), str(side), gaps))]
+            return [Term(calculus.take_limit(body, var, self.expr(pt), str(side), gaps, self.trace.signs))]
         if isinstance(x, Extremum):
             self.trace.rules.add("calculus")
             f, var, a, b, kind = x.args

@@ -1,0 +1,106 @@
+"""Declared signs a link rests on are reported as uses (`c > 0`, from its declaration), and only those.
+
+sympy reads the signs of the symbols it meets without saying so: while the
+elaborator builds an expression (``sqrt(c^2)`` is ``c``), inside the kernel
+(``SD(c X)`` is ``c SD(X)``, ``log(c^2)`` is ``2 log(c)``), inside ``limit``
+(``exp(-c t) -> 0``), and where a declared sign discharges a condition of
+where the sides are defined (``sqrt(c)``).  Each case has a link that needs
+the sign and a near miss that does not.
+"""
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from stepcheck.checker import check_text
+from stepcheck.kernel import calculus
+
+HEAD = ("let c: positive real\nlet b: real\nlet t: real\nlet T: positive real\nlet u: positive real\n"
+        "let n: positive integer\nlet i: index 1..n\nreal s_i for i in 1..n\nrandom X\n")
+
+
+def _uses(step: str) -> tuple[str, list[str]]:
+    return _uses_after("", step)
+
+
+@pytest.mark.parametrize("step, signs", [
+    # kernel: sympy's limit reads c's sign
+    ("limit(exp(-c t), t -> oo) = 0", ["c > 0"]),
+    ("limit(exp(c t), t -> -oo) = 0", ["c > 0"]),
+    ("limit(b / t, t -> oo) = 0", []),
+    ("limit(c / t, t -> oo) = 0", []),                     # holds for every c: no sign
+    # kernel: normal forms built with the sign
+    ("SD(c X) = c SD(X)", ["c > 0"]),
+    ("log(c^2) = 2 log(c)", ["c > 0"]),
+    ("Var(c X) = c^2 Var(X)", []),
+    ("E[c X] = c E[X]", []),
+    # inequalities: the interval bounds read every sign they meet; only the needed ones stay
+    ("c + 1 > 0", ["c > 0"]),
+    ("c^2 + 1 > 0", []),
+    # construction: sympy evaluates as it builds
+    ("sqrt(c^2) = c", ["c > 0"]),
+    ("abs(c) = c", ["c > 0"]),
+    ("limit(abs(T) / T, T -> 0) = 1", ["T > 0"]),          # T -> 0 is T -> 0+ for a positive T
+    ("sum(i=1..n, c s_i) = c sum(i=1..n, s_i)", []),        # bound indices are no difference
+    ("c (X + 1) = c X + c", []),
+    # a condition of where the sides are defined, discharged by the declaration
+    ("sqrt(c) sqrt(c) = c", ["c > 0"]),
+    ("diff(exp(u) / (1 + exp(u))^2, u) = exp(u) (1 - exp(u)) / (1 + exp(u))^3", []),  # 1 + e^u > 0 anyway
+])
+def test_declared_signs_a_link_rests_on(step, signs):
+    status, got = _uses(step)
+    assert status == "holds", step
+    assert got == signs, step
+
+
+@pytest.mark.parametrize("defs, step, signs", [
+    ("define r = sqrt(c^2)\n", "r = c", ["c > 0"]),                      # built when declared
+    ("define r = sqrt(c^2)\ndefine h = r + 1\n", "h = c + 1", ["c > 0"]),  # through another definition
+    ("define r = c + 1\n", "r + c = 2 c + 1", []),                       # c in a body built without its sign
+])
+def test_signs_used_to_build_a_definition(defs, step, signs):
+    status, got = _uses_after(defs, step)
+    assert status == "holds", step
+    assert got == signs, step
+
+
+def _uses_after(defs: str, step: str) -> tuple[str, list[str]]:
+    st = check_text(HEAD + defs + f"step s: {step}\n", "t.step").steps[0]
+    lk = st.links[0]
+    return lk.status, sorted(u.label for u in lk.uses if u.kind == "sign")
+
+
+def test_a_sign_given_by_an_assumption_is_the_assumption():
+    """An assumed sign is a fact with a label: it is cited as such, not as a declaration."""
+    st = check_text("let w: real\nlet t: real\nassume wneg: w < 0\nstep s: limit(exp(w t), t -> oo) = 0\n",
+                    "t.step").steps[0]
+    lk = st.links[0]
+    assert lk.status == "holds"
+    assert [u.label for u in lk.uses] == ["wneg"]
+
+
+def test_take_limit_reports_the_signs_it_rests_on():
+    c = sympy.Symbol("c", positive=True)
+    b = sympy.Symbol("b", real=True)
+    t = sympy.Dummy("t", real=True)
+    used: set = set()
+    assert calculus.take_limit(sympy.exp(-c * t), t, sympy.oo, signs=used) == 0
+    assert used == {c}
+    used = set()
+    assert calculus.take_limit(c * b / t, t, sympy.oo, signs=used) == 0
+    assert used == set()
+    # a cached answer reports the same signs
+    used = set()
+    assert calculus.take_limit(sympy.exp(-c * t), t, sympy.oo, signs=used) == 0
+    assert used == {c}
+
+
+def test_an_unminimised_proof_lists_every_declared_sign():
+    """When attribution runs out of time, the proof stands with every candidate listed: signs included."""
+    from stepcheck.judge.attribution import _unminimised
+    from stepcheck.kernel import Proof
+
+    c = sympy.Symbol("c", positive=True)
+    b = sympy.Symbol("b", real=True)
+    p = _unminimised(Proof(True, rules=["calculus"]), ["a"], [], c * b, sympy.Integer(0))
+    assert p.signs == [c] and p.limited
