@@ -140,6 +140,20 @@ def test_random_models_build_each_context_once_and_draw_the_same_models():
     finally:
         search._Ctx = real
     assert len(built) == 1
+    # a context that cannot be built (too many variables at these dimensions) is not tried again either
+
+    class Failing(real):
+        def __init__(self, *a, **kw):
+            built.append(a[1:3])
+            raise search.ModelError("too many random variables")
+
+    built.clear()
+    try:
+        search._Ctx = Failing
+        assert random_models(XY, hard, n=3, seed=1, exprs=[E(X)], seconds=5.0) == []
+    finally:
+        search._Ctx = real
+    assert len(built) == 1
 
 
 # ------------------------------------------------------------------ product vs joint distributions

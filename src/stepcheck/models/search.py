@@ -525,16 +525,15 @@ def random_models(decls: Decls, facts: dict, n: int = 3, seed: int = 0, *, exprs
         dmap = dim_list[k % len(dim_list)] if dim_list else {}
         pmap = pmaps[k % len(pmaps)] if pmaps else {p: rng.choice(_param_values(p)) for p in params}
         ckey = (tuple(dmap.items()), tuple(pmap.items()))
-        try:
-            ctx = contexts.get(ckey)
-            if ctx is None:
+        if ckey not in contexts:
+            try:
                 skel = Model(dims=dmap, params=pmap)
                 envs = list(assignments(free_all, decls, skel))
-                ctx = contexts[ckey] = _Ctx(decls, dmap, pmap, flat, [(x, e) for e in envs for x in exprs],
-                                            fixed or {})
-        except ModelError:
-            continue
-        if ctx.bad:
+                contexts[ckey] = _Ctx(decls, dmap, pmap, flat, [(x, e) for e in envs for x in exprs], fixed or {})
+            except ModelError:
+                contexts[ckey] = None  # the same dimensions and parameters fail the same way: never built again
+        ctx = contexts[ckey]
+        if ctx is None or ctx.bad:
             continue
         gen = ctx.candidates(rng, True)
         for _ in range(30):
