@@ -727,3 +727,26 @@ def test_identities_in_scope_too_large_for_the_prover_do_not_block_a_witness():
     assert status == {"j1": "holds", "ls": "holds", "bad": "fails"}
     bad = rep.steps[-1].links[0]
     assert "N = 2" in (bad.counterexample or "")
+
+
+@pytest.mark.parametrize("step, want", [
+    ("exp(max(s)) > 0", "holds"),          # max(s) is some real number: exp of it is positive
+    ("max(s)^2 >= 0", "holds"),
+    ("exp(max(s)) > 1", "not holds"),      # s_i = -1: exp(-1) < 1
+    ("max(s) > 0", "not holds"),
+    ("max(s) + 1 > 0", "not holds"),
+])
+def test_a_real_value_of_no_known_sign_is_any_real_number(step, want):
+    """The interval bounds take a value they know only to be real (max(s) of a real family) as any real
+    number: enough for the sign of exp(...) or of a square, never for its own sign."""
+    _step_status(MAXES, step, want)
+
+
+def test_a_shifted_softmax_needs_no_condition():
+    """exp(s_j - max(s)) > 0, so the sum over 1..n of them is not 0: the condition is discharged."""
+    from stepcheck.checker import check_text
+
+    st = check_text(MAXES + "let j: index 1..n\n"
+                    "step s: softmax(s)_i = exp(s_i - max(s)) / sum(j=1..n, exp(s_j - max(s)))\n", "t.step").steps[0]
+    assert st.status == "holds"
+    assert [u.kind for u in st.links[0].uses] == []

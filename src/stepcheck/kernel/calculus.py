@@ -226,6 +226,8 @@ def bounds(x, domain, used: set) -> Iv:
         if all(isinstance(f, Pow) and f.exp.is_Integer and f.exp % 2 == 0 for f in Mul.make_args(x.args[0])):
             return Iv(sympy.Integer(0), oo, False, True)
         return REALS
+    if x.is_real is True:  # a real value of no known sign (max(s) of a real family): every real number
+        return REALS
     raise KernelLimit(f"cannot bound {type(x).__name__}")
 
 
