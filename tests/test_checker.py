@@ -750,3 +750,29 @@ def test_a_shifted_softmax_needs_no_condition():
                     "step s: softmax(s)_i = exp(s_i - max(s)) / sum(j=1..n, exp(s_j - max(s)))\n", "t.step").steps[0]
     assert st.status == "holds"
     assert [u.kind for u in st.links[0].uses] == []
+
+
+DIFFS = "let n: positive integer\nlet i, j: index 1..n\nreal s_i for i in 1..n\n"
+
+
+@pytest.mark.parametrize("step, want", [
+    ("sum(i=1..n, diff(softmax(s)_i, s_j)) = 0", "holds"),   # the Jacobian's columns sum to 0
+    ("sum(k=1..n, diff(exp(s_k) / sum(m=1..n, exp(s_m)), s_j)) = 0", "holds"),
+    ("diff(s_i, s_j) = δ_ij", "holds"),
+    ("sum(i=1..n, diff(softmax(s)_i, s_j)) = 1", "fails"),
+    ("sum(i=1..n, diff(s_i, s_j)) = n", "fails"),           # it is 1
+    ("diff(s_i, s_j) = 0", "fails"),                        # at i = j
+])
+def test_the_index_of_a_derivative_variable_is_free(step, want):
+    """sympy counts ∂/∂s_j's variable as bound; j is a free index of the link all the same (its range and
+    the case j = i are the proof's to use, and a witness's to choose)."""
+    _step_status(DIFFS, step, want)
+
+
+def test_a_witness_is_completed_with_the_values_it_leaves_out():
+    """The residual -2 s_i of ∂(s_i^2)/∂s_j = 2 s_i is refuted at i = 1, j = 2, which needs n = 2 although
+    the link does not mention n: the value is given and shown with the witness."""
+    from stepcheck.checker import check_text
+
+    b = check_text(DIFFS + "step b: diff(s_i^2, s_j) = 2 s_i\n", "t.step").steps[0].links[0]
+    assert b.status == "fails" and "n = 2" in b.counterexample and "j = 2" in b.counterexample

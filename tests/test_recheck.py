@@ -15,7 +15,7 @@ import pytest
 import sympy as sp
 
 from stepcheck.checker import check_text
-from stepcheck.judge.recheck import Point, Recheck, confirms
+from stepcheck.judge.recheck import Point, Recheck, Unconfirmed, confirms
 from stepcheck.terms.facts import Decls, EqFact, IndepFact
 from stepcheck.terms.objects import Cov, E, FamilyExtremum, Var
 from sympy.core.symbol import Str
@@ -144,6 +144,16 @@ def test_sums_follow_the_language_not_karr():
     assert rc.value(sp.Sum(m, (m, 1, n))) == 6
     assert rc.value(sp.Sum(1, (m, 1, -2))) == 0  # empty: 0 (sympy's Karr convention would say -2)
     assert rc.value(sp.Product(2, (m, 3, 1))) == 1  # empty: 1 (Karr: 1/2)
+
+
+def test_a_member_the_point_leaves_out_gets_a_default_only_when_complete():
+    s = sp.IndexedBase("s", real=True)
+    w = sp.IndexedBase("w", positive=True)
+    with pytest.raises(Unconfirmed):
+        Recheck(Point({}, {}), set(), set()).value(s[1] + 1)
+    rc = Recheck(Point({}, {}), set(), set(), complete=True)
+    assert rc.value(s[1] + w[2] + 1) == 2  # s_1 = 0, w_2 = 1 (positive)
+    assert rc.defaulted == {s[1]: 0, w[2]: 1}
 
 
 def test_a_zero_in_disguise_is_zero():

@@ -181,8 +181,10 @@ def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels, define
     text, value, values, pattern = found
     facts = {**state.facts_of(labels), **defined}
     laws = {name: d.dist for name, d in state.laws.items()}  # E[G^4] for G ~ Normal(0, 1): from its moments
+    values, sized = _dimensions_for(values, decls)
     point = Point(values=dict(values), indexed={}, pattern=pattern, laws=laws)
     ok, why, defaulted = confirms(point, decls, lhs, rhs, rel, facts, complete=True)
+    defaulted = {**sized, **defaulted}
     if not ok:
         # the values the witness leaves out were given defaults that miss a fact or a side condition (α > β
         # at α = β = 0; n ≥ 2 at n = 1): the same witness at other values of those, re-checked all the same
@@ -208,9 +210,24 @@ def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels, define
     if not ok:
         return None, why
     if defaulted:  # symbols the residual no longer mentions: the values the re-check gave them
-        extra = ", ".join(f"{s} = {v}" for s, v in sorted(defaulted.items(), key=lambda kv: kv[0].name))
+        extra = ", ".join(f"{show(s)} = {v}" for s, v in sorted(defaulted.items(), key=lambda kv: str(kv[0])))
         text = f"{text}, {extra}" if text else extra
     return (text, value), None
+
+
+def _dimensions_for(values: dict, decls) -> tuple[dict, dict]:
+    """``values`` with each dimension that bounds a valued index (j in 1..n at j = 2) given the least value
+    that keeps those indices in range, when the witness leaves it out (the link may not mention n: ∂/∂s_j);
+    and those added values, to show with the witness.  The re-check decides the point all the same."""
+    sized: dict = {}
+    for ix, v in values.items():
+        rng = decls.index_ranges.get(ix)
+        if rng is None or not getattr(v, "is_Integer", False):
+            continue
+        lo, hi = (Integer(b) if isinstance(b, int) else b for b in rng)
+        if hi.is_Symbol and hi not in values and lo.is_Integer and v >= lo:
+            sized[hi] = max(sized.get(hi, v), v)
+    return {**values, **sized}, sized
 
 
 def _witness_message(text, v, rel: str) -> str:

@@ -176,6 +176,11 @@ class Recheck:
                 return self.p.indexed[(name, i)]
             if self.p.pattern is not None:
                 return Integer(i - 1) if self.p.pattern == 0 else Integer(1 if i == 1 else 0)
+            if self.complete:  # a member the witness leaves out (its residual no longer mentions it): a default
+                member = x.base[Integer(i)]
+                if member not in self.defaulted:
+                    self.defaulted[member] = Integer(1) if (x.is_integer or x.is_positive) else Integer(0)
+                return self.defaulted[member]
             raise Unconfirmed(f"no value for {name}_{i}")
         if isinstance(x, (sympy.Sum, sympy.Product)):
             # sympy's nested form: the first limit is the innermost; the outer one is expanded here

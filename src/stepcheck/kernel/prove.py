@@ -112,9 +112,14 @@ def _gap(f):
 
 
 def free_indices(exprs, decls: Decls) -> list:
+    """The declared index symbols free in ``exprs``.  sympy counts a derivative's variable as bound
+    (``Derivative(exp(s_m), s_j)`` has no free j), but ``∂/∂s_j`` is a function of j: its index is free."""
     out = set()
     for x in exprs:
-        out |= {s for s in x.free_symbols if s in decls.index_ranges}
+        syms = set(x.free_symbols)
+        if x.has(sympy.Derivative):
+            syms |= {v for d in x.atoms(sympy.Derivative) for w in d.variables for v in w.free_symbols}
+        out |= {s for s in syms if s in decls.index_ranges}
     return sorted(out, key=lambda s: s.name)
 
 
