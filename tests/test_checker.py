@@ -776,3 +776,21 @@ def test_a_witness_is_completed_with_the_values_it_leaves_out():
 
     b = check_text(DIFFS + "step b: diff(s_i^2, s_j) = 2 s_i\n", "t.step").steps[0].links[0]
     assert b.status == "fails" and "n = 2" in b.counterexample and "j = 2" in b.counterexample
+
+
+SPLITS = ("let n: positive integer\nlet i: index 1..n\nlet u: index 2..n\nreal s_i for i in 1..n\n"
+          "random q_i for i in 1..n\ndefine R = sum(m=2..n, exp(s_m))\n")
+
+
+@pytest.mark.parametrize("step, want", [
+    ("sum(m=1..n, s_m) = s_1 + sum(m=2..n, s_m)", "holds"),
+    ("softmax(s)_1 = exp(s_1) / (exp(s_1) + R)", "holds"),      # the denominator's first term split off
+    ("softmax(s)_u = exp(s_u) / (exp(s_1) + R)", "holds"),      # R then leaves u out: subtracted once
+    ("E[sum(m=1..n, q_m)] = E[q_1] + sum(m=2..n, E[q_m])", "holds"),
+    ("sum(m=1..n, s_m) = s_2 + sum(m=2..n, s_m)", "fails"),
+    ("sum(m=1..n, s_m) = s_1 + sum(m=3..n, s_m)", "fails"),
+    ("sum(m=2..n, s_m) = sum(m=1..n, s_m) - s_u", "fails"),
+    ("sum(m=1..n, s_m) = s_1 + s_2 + sum(m=3..n, s_m)", "not holds"),  # n = 1: there is no s_2
+])
+def test_sums_over_ranges_with_other_lower_ends_meet(step, want):
+    _step_status(SPLITS, step, want)

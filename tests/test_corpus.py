@@ -21,7 +21,6 @@ CASES = H.cases(sorted(glob.glob(os.path.join(ROOT, "*", "*.step"))))
 
 #: case -> the capability it needs (all true claims that stay `unknown` today; none may be a false claim)
 UNREACHED = {
-    "02-index-ranges/peel_first_term.step": "sums over shifted ranges are not combined (s_1 + Σ_{k=2..n} = Σ_{i=1..n})",
     "02-index-ranges/split_triangle.step": "triangular sums (an inner range that depends on the outer index)",
     "05-limits/cold_logsumexp.step": "a limit of T log(e^{a/T} + e^{b/T}) needs the log of a sum factored",
     "05-limits/hot_n.step": "a limit through a sum over a symbolic number of terms",

@@ -20,7 +20,7 @@ from sympy import Indexed, Integer
 from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import Normalizer, Term, Trace, _expand
-from ..terms.objects import DSum, E, FamilyExtremum, as_expr
+from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 
 
@@ -244,11 +244,60 @@ class LinkProver:
             raise KernelLimit("an infinite value on one side: only equal infinities are compared")
         ts = lt + [Term(-t.coeff, t.bounds) for t in rt]
         d = self.reduce_terms(nz, ts, eqs)
+        if d != 0 and d.has(DSum):
+            d = self._align_ranges(nz, d)
         if d != 0 and d.has(sympy.Pow):
             n, _ = sympy.fraction(sympy.together(d))
             if _expand(n) == 0:
                 return Integer(0)
         return d
+
+    MAX_SPLIT = 4  # members split off a sum's range to meet another sum of the same summand
+
+    def _align_ranges(self, nz: Normalizer, d):
+        """Sums of one summand over ranges that differ in their literal lower end or in the free indices
+        they leave out, written over one range: with ``top`` the largest lower end,
+        ``Σ_{b=a..h, b ∉ E} f(b) = f(a) + ... + f(top - 1) - Σ_{e ∈ E} f(e) + Σ_{b=top..h} f(b)``, true when
+        top - 1 <= h (the shortest range is not reversed) and each left-out index e lies in a..h (its
+        declared range is a..h, usable here) and differs from the others (they are the case's distinct free
+        indices).  So ``Σ_{m=1..n} s_m = s_1 + Σ_{m=2..n} s_m`` is seen.  The members are normalised as
+        written; ``d`` comes back unchanged unless the rewritten difference is 0."""
+        groups: dict = {}
+        for a in d.atoms(DSum):
+            summand, bounds, excl = a.args
+            if len(bounds) != 1 or not bounds[0][1].is_Integer:
+                continue
+            b, lo, hi = bounds[0]
+            if any(is_canon_bound(x) and x != b for x in summand.free_symbols):
+                continue  # inside another sum: its bound index is not a number here
+            if not all(e in nz.free and e in nz.range_ok and tuple(self.decls.index_ranges.get(e, ())) == (lo, hi)
+                       for e in excl.args):
+                continue
+            groups.setdefault((summand, b, hi), []).append(a)
+        sub, ranges = {}, set()
+        for (summand, b, hi), atoms in groups.items():
+            top = max(int(a.args[1][0][1]) for a in atoms)
+            if len(atoms) < 2 or (hi - top + 1).is_nonnegative is not True:
+                continue
+            base = DSum(summand, sympy.Tuple(sympy.Tuple(b, Integer(top), hi)), sympy.Tuple())
+            for a in atoms:
+                lo, excl = int(a.args[1][0][1]), a.args[2].args
+                if top - lo > self.MAX_SPLIT or (lo == top and not excl):
+                    continue
+                parts = [nz.expr(summand.xreplace({b: Integer(k)})) for k in range(lo, top)]
+                parts += [-nz.expr(summand.xreplace({b: e})) for e in excl]
+                sub[a] = sympy.Add(*parts) + base
+                ranges |= set(excl)
+        if not sub:
+            return d
+        aligned = _expand(d.xreplace(sub))
+        if aligned != 0 and aligned.has(sympy.Pow):
+            aligned = _expand(sympy.fraction(sympy.together(aligned))[0])
+        if aligned != 0:
+            return d
+        nz.trace.rules.add("sums")
+        nz.trace.ranges |= ranges
+        return Integer(0)
 
     def side_terms(self, nz: Normalizer, x) -> list[Term]:
         """``nz.terms(x)``, memoised across the attempts of a link (attribution asks again with fewer facts).
