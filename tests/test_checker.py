@@ -794,3 +794,15 @@ SPLITS = ("let n: positive integer\nlet i: index 1..n\nlet u: index 2..n\nreal s
 ])
 def test_sums_over_ranges_with_other_lower_ends_meet(step, want):
     _step_status(SPLITS, step, want)
+
+
+
+@pytest.mark.parametrize("step, want", [
+    ("log(softmax(s)_i) = s_i - log(sum(m=1..n, exp(s_m)))", "holds"),
+    ("sum(i=1..n, softmax(s)_i log(softmax(s)_i)) = sum(i=1..n, softmax(s)_i s_i) - log(sum(i=1..n, exp(s_i)))",
+     "holds"),                                                   # the entropy of softmax, rewritten
+    ("log(sum(i=1..n, exp(s_i))) >= 0", "not holds"),           # n = 1, s_1 = -1
+    ("log(sum(i=1..n, s_i^2)) = 2 log(sum(i=1..n, s_i))", "not holds"),
+])
+def test_log_splits_over_a_sum_of_exponentials(step, want):
+    _step_status(SPLITS, step, want)

@@ -788,3 +788,28 @@ def test_a_generator_defined_by_one_fact_does_not_count_against_the_degree_limit
     assert reduce_modulo(E(G ** 8) - 100 * s ** 8, facts) == 5 * s ** 8
     with pytest.raises(KernelLimit):
         reduce_modulo(x, [x ** 7 - a, a ** 7 - x ** 2 - 1])
+
+
+
+def test_a_sum_of_positive_terms_over_a_range_with_a_member_is_positive():
+    """DSum's signs, read by sympy (log(Σ exp) splits over it): positive only with one bound, nothing left
+    out and a range that has a member; nonnegative whenever every term is (an empty sum is 0)."""
+    from stepcheck.terms.objects import DSum, canon_bound
+
+    n = sp.Symbol("n", integer=True, positive=True)
+    i = sp.Symbol("i", integer=True)
+    s = sp.IndexedBase("s", real=True)
+    b = canon_bound(1)
+    T = sp.Tuple
+
+    def dsum(f, lo, excl=()):
+        return DSum(f, T(T(b, lo, n)), T(*excl))
+
+    assert dsum(sp.exp(s[b]), 1).is_positive is True
+    assert dsum(sp.exp(s[b]), 2).is_positive is None            # 2..n is empty at n = 1
+    assert dsum(sp.exp(s[b]), 2).is_nonnegative is True
+    assert dsum(sp.exp(s[b]), 1, [i]).is_positive is None       # leaves i out: empty at n = 1
+    assert dsum(sp.exp(s[b]), 1, [i]).is_nonnegative is True
+    assert dsum(s[b] ** 2, 1).is_positive is None                  # s_b = 0 for every b
+    assert dsum(s[b] ** 2, 1).is_nonnegative is True
+    assert dsum(s[b], 1).is_nonnegative is None

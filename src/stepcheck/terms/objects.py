@@ -51,6 +51,20 @@ class DSum(Function):
     nargs = 3
     is_real = True
 
+    def _eval_is_positive(self):
+        """Positive when every term is and the range has a member: one bound, no index left out (a sum over
+        1..n leaving out i is empty at n = 1), and hi - lo + 1 positive (``log`` then splits over it)."""
+        summand, bounds, excl = self.args
+        if len(bounds) == 1 and not excl.args and summand.is_positive:
+            _, lo, hi = bounds[0]
+            if (hi - lo + 1).is_positive:
+                return True
+        return None
+
+    def _eval_is_nonnegative(self):
+        """Nonnegative when every term is (an empty sum is 0)."""
+        return True if self.args[0].is_nonnegative else None
+
 
 _CANON: dict[int, Symbol] = {}
 
