@@ -94,8 +94,8 @@ def _declared_signs(prover: LinkProver, lhs, rhs, used, ranges, rel, deadline, f
     (the symbol made a real of no sign, in the link and in its facts alike) and the link proved again from
     the same facts; a sign whose loss leaves it unproved is one it rests on, and stays for the next trials
     (so the signs reported suffice together, and none of them can be dropped alone).  This also trims the
-    signs an inequality's interval bounds read (c^2 + 1 > 0 needs no sign of c).  Integer symbols (dimensions) are not
-    tried: their sign is what makes their ranges non-empty, reported as the ranges used.
+    signs an inequality's interval bounds read (c^2 + 1 > 0 needs no sign of c).  Integer symbols
+    (dimensions) are not tried: their sign is what makes their ranges non-empty, reported as the ranges.
     """
     facts = [f for lab in used for f in prover.facts.get(lab, [])]
     reals = _signed_reals(lhs, rhs, facts)
