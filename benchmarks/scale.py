@@ -196,8 +196,11 @@ saturation, temperature) are read off dominant monomials instead of sympy's grun
 (`kernel/rational_limit.py`); one side's terms are memoised across a link's attribution attempts.
 Files that differ from the old tree differ on purpose: `bad/conditional_step.step` is a false `holds`
 of the old tree (a step proved where x ≥ 0 used as a fact for every x), `a001_s4_norm.step` now
-shows the side condition its definition's denominator needs (σ ≠ 0), and `dot_expanded.step` the
-one its literal member q_2 needs (d_k ≥ 2). The normaliser still builds sympy expressions: the
+shows the side condition its definition's denominator needs (σ ≠ 0) and the declared sign `eps > 0`
+its `ln_eps_var` rests on, `dot_expanded.step` the condition its literal member q_2 needs (d_k ≥ 2),
+`a001_s3_saturation.step` and `softmax.step` the declared signs their `temperature` (T > 0) and
+`quarter` (d > 0) links rest on, and `a004_softmax_scale.step` proves two steps the old tree
+cannot (`entry_1`, `entry_u`: a sum over 1..n split into its first term and the rest). The normaliser still builds sympy expressions: the
 ≥ 5× asked for needs it to work in the ring too (see docs/performance.md).
 """
 
