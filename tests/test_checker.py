@@ -806,3 +806,14 @@ def test_sums_over_ranges_with_other_lower_ends_meet(step, want):
 ])
 def test_log_splits_over_a_sum_of_exponentials(step, want):
     _step_status(SPLITS, step, want)
+
+
+
+@pytest.mark.parametrize("step, want", [
+    ("s_2 <= max(s) by n2", "holds"),     # 2 is in 1..n where n >= 2
+    ("min(s) <= s_2 by n2", "holds"),
+    ("s_3 <= max(s) by n2", "not holds"),  # n = 2: there is no s_3
+    ("s_2 < max(s) by n2", "fails"),
+])
+def test_a_literal_member_in_range_by_an_assumed_bound(step, want):
+    _step_status(MAXES + "assume n2: n >= 2\n", step, want)

@@ -209,8 +209,8 @@ class LinkProver:
     def _by_extremum(self, g, strict: bool, domain) -> tuple[bool, set]:
         """``g >= 0`` (``> 0``) where ``max(s)`` (``min(s)``) occurs beside a member ``s_i`` of its range:
         ``max(s) = s_i + G`` (``min(s) = s_i - G``) with ``G >= 0``, and the sign proved for every such G.
-        The member must lie in the extremum's range: a literal index provably in it, or an index whose
-        declared range is that range.  Deterministic families only: G is then one number, while for a
+        The member must lie in the extremum's range: a literal index provably in it (``s_2`` where an
+        assumption ``n >= 2`` bounds the range's end), or an index whose declared range is that range.  Deterministic families only: G is then one number, while for a
         random family max(q) - q_i is a random variable, and a sign proved for every constant G says
         nothing about moments of it (Var(G) = 0 for a constant)."""
         for x in sorted(g.atoms(FamilyExtremum), key=sympy.default_sort_key):
@@ -222,8 +222,11 @@ class LinkProver:
             for m in members:
                 ix = m.indices[0]
                 rng = self.decls.index_ranges.get(ix)
+                # a literal member inside the range: by the numbers, or its upper end by an assumed bound
+                # (s_2 with `assume n ≥ 2`, read through ``domain``)
                 inside = (rng is not None and sympy.expand(rng[0] - lo) == 0 and sympy.expand(rng[1] - hi) == 0) or (
-                    ix.is_Integer and sympy.Ge(ix, lo) == sympy.true and sympy.Le(ix, hi) == sympy.true)
+                    ix.is_Integer and sympy.Ge(ix, lo) == sympy.true and (
+                        sympy.Le(ix, hi) == sympy.true or sign_proof(hi - ix, False, domain)[0]))
                 if not inside:
                     continue
                 gap = sympy.Dummy("gap", nonnegative=True)
