@@ -32,14 +32,10 @@ def fill_uses(state, lr: LinkResult, out) -> None:
 
 def sign_use(lr: LinkResult, sym) -> None:
     """``c > 0`` (from its declaration) among the link's uses, once."""
-    sign = next(t for k, t in _SIGN_TEXT.items() if getattr(sym, "is_" + k)) if _signed(sym) else "> 0"
+    sign = next((t for k, t in _SIGN_TEXT.items() if getattr(sym, "is_" + k, None)), "> 0")
     label = f"{getattr(sym, 'name', str(sym))} {sign}"
     if label not in {u.label for u in lr.uses}:
         lr.uses.append(Use(label, "sign", implicit=True, detail="from its declaration"))
-
-
-def _signed(sym) -> bool:
-    return any(getattr(sym, "is_" + k, None) for k in _SIGN_TEXT)
 
 
 def domain_uses(state, lr: LinkResult, conds, built=()) -> None:
@@ -86,6 +82,7 @@ def construction_signs(scope, node, expr) -> list:
     from . import syntax as S
     from .elaborate import Elaborator
     from .errors import StepError
+    from .kernel.calculus import signed_real
 
     if not isinstance(expr, sympy.Basic):
         return []  # a vector or a matrix: its entries are read where the link is checked entrywise
@@ -93,7 +90,7 @@ def construction_signs(scope, node, expr) -> list:
     out = []
     for name in names:
         sym = scope.symbols.get(name)
-        if not isinstance(sym, sympy.Symbol) or isinstance(sym, sympy.Dummy) or sym.is_integer or not _signed(sym):
+        if not signed_real(sym):
             continue
         twin = sympy.Symbol(name, real=True)
         try:

@@ -19,6 +19,7 @@ import sympy
 from sympy import Integer, Symbol
 
 from ..kernel import LinkProver, Proof, free_indices
+from ..kernel.calculus import signed_real
 from ..terms.facts import EqFact, IndepFact, IneqFact
 from ..terms.objects import Cov, as_expr
 
@@ -82,8 +83,7 @@ def _signed_reals(lhs, rhs, facts) -> list:
     syms = set().union(lhs.free_symbols, rhs.free_symbols,
                        *(as_expr(x).free_symbols for f in facts if isinstance(f, (EqFact, IneqFact))
                          for x in (f.lhs, f.rhs)))
-    return sorted((s for s in syms if isinstance(s, Symbol) and not isinstance(s, sympy.Dummy) and not s.is_integer
-                   and (s.is_positive or s.is_nonnegative or s.is_negative or s.is_nonpositive)), key=str)
+    return sorted(filter(signed_real, syms), key=str)
 
 
 def _declared_signs(prover: LinkProver, lhs, rhs, used, ranges, rel, deadline, final: Proof) -> list:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sympy
 
-from ..kernel.calculus import REALS, Iv, sign_proof
+from ..kernel.calculus import REALS, Iv, sign_proof, signed_real
 from ..kernel.prove import refined_domain
 from ..terms.facts import IneqFact, KernelLimit
 from ..terms.objects import SD, E, Var
@@ -69,7 +69,7 @@ def discharging_signs(conds, facts: dict) -> set:
         out |= _discharge(x, rel, domain, minimal=True) or set()
     # declared names only (not a summation index), and not dimensions: a positive integer's sign is what
     # makes its ranges non-empty, reported with them
-    return {s for s in out if isinstance(s, sympy.Symbol) and not isinstance(s, sympy.Dummy) and not s.is_integer}
+    return set(filter(signed_real, out))
 
 
 def _domain(facts: dict):

@@ -399,7 +399,7 @@ def _signs_used(take, f, gaps, x) -> tuple:
     value = take(f, gaps)
     used = set()
     signed = sorted((s for s in f.free_symbols.union(*(g.free_symbols for g in gaps))
-                     if s != x and not isinstance(s, Dummy) and _has_sign(s)), key=str)
+                     if s != x and not isinstance(s, Dummy) and has_sign(s)), key=str)
     for s in signed:
         twin = Dummy(s.name, real=True, integer=s.is_integer or None)
         g, gs = f.xreplace({s: twin}), tuple(gp.xreplace({s: twin}) for gp in gaps)
@@ -416,8 +416,15 @@ def _signs_used(take, f, gaps, x) -> tuple:
     return value, frozenset(used)
 
 
-def _has_sign(s) -> bool:
+def has_sign(s) -> bool:
+    """Whether a symbol's declaration gives it a sign (positive, nonnegative, negative or nonpositive)."""
     return bool(s.is_positive or s.is_nonnegative or s.is_negative or s.is_nonpositive)
+
+
+def signed_real(s) -> bool:
+    """A declared real name with a sign (``let c: positive real``): not a dimension, not a bound variable.
+    These are the signs attribution reports as uses (a dimension's sign is what makes its ranges non-empty)."""
+    return isinstance(s, sympy.Symbol) and not isinstance(s, Dummy) and not s.is_integer and has_sign(s)
 
 
 def _limit_with_gaps(f, x, a, side, gaps):
