@@ -292,7 +292,7 @@ def test_citing_algebra_is_never_unneeded_but_citing_an_unused_rule_is():
 # ------------------------------------------------------------------ the contract, stated once
 
 CONTRACT = """\
-> `LinkProver(decls, facts, limits).prove_link(lhs, rhs, candidates, rel, deadline, ranges)`
+> `LinkProver(decls, facts, limits).prove_link(lhs, rhs, candidates, rel, deadline, ranges, unroll)`
 > returns a `Proof`. `proof.holds` is true only when, for every equality
 > pattern of the free indices, `lhs - rhs` normalises and reduces modulo the
 > facts of the candidates to exactly 0 (for `<`, `<=`, `>`, `>=`: the
@@ -302,7 +302,9 @@ CONTRACT = """\
 > Otherwise the proof is *not proved*, with the residual. The kernel never
 > says "fails" and never chooses which facts to cite: refutation and
 > attribution are the judge's work. A resource limit (time, size,
-> exponents) always gives *not proved*.
+> exponents) always gives *not proved*. `unroll` only chooses how concrete
+> sums are read (written out up to that many terms; omitted, the kernel
+> tries both readings); every reading is sound.
 """
 
 
@@ -320,7 +322,7 @@ def test_the_contracts_entry_point_exists_with_that_signature():
     from stepcheck.kernel import LinkProver
 
     params = list(inspect.signature(LinkProver.prove_link).parameters)
-    assert params == ["self", "lhs", "rhs", "candidates", "rel", "deadline", "ranges"]
+    assert params == ["self", "lhs", "rhs", "candidates", "rel", "deadline", "ranges", "unroll"]
     assert not hasattr(LinkProver, "prove")  # one entry point
 
 

@@ -4,7 +4,8 @@ The kernel proves from the facts it is given; the judge asks it again with
 fewer.  For each link: try with no fact at all; otherwise prove with every
 candidate, then drop candidates one at a time and keep a candidate only if
 the proof fails without it (Mizar's RELPREM idea), then the same for the
-ranges of the free indices.  The result is a sufficient set, minimal with
+ranges of the free indices.  Each trial after the first proof that holds is
+asked at the unrolling limit that proof needed (``Proof.unroll``).  The result is a sufficient set, minimal with
 respect to dropping any one element; the rules and uses reported are those
 of the proof from exactly that set.  Every proof here is a kernel proof; a
 limit reached while minimising leaves the full proof standing, with all
@@ -46,14 +47,14 @@ def _minimise(prover, lhs, rhs, candidates, used, full: Proof, rel, deadline, ra
     final = full  # always the proof from exactly (used, used_ranges): its trace is the one reported
     for lab in candidates:
         trial = [x for x in used if x != lab]
-        p = prover.prove_link(lhs, rhs, trial, rel, deadline, used_ranges)
+        p = prover.prove_link(lhs, rhs, trial, rel, deadline, used_ranges, full.unroll)
         if p.limited or p.inconsistent:
             return _unminimised(full, used, ranges, lhs, rhs)
         if p.holds:
             used, final = trial, p
     for rg in ranges:
         trial = [x for x in used_ranges if x != rg]
-        p = prover.prove_link(lhs, rhs, used, rel, deadline, trial)
+        p = prover.prove_link(lhs, rhs, used, rel, deadline, trial, full.unroll)
         if p.limited or p.inconsistent:
             return _unminimised(full, used, ranges, lhs, rhs)
         if p.holds:
@@ -64,7 +65,7 @@ def _minimise(prover, lhs, rhs, candidates, used, full: Proof, rel, deadline, ra
             weakest[lab] = ", ".join(sorted(forms))
     for lab in used:
         if lab not in weakest:
-            w = _weaker_uncorrelated(prover, lhs, rhs, lab, used, used_ranges, deadline, rel)
+            w = _weaker_uncorrelated(prover, lhs, rhs, lab, used, used_ranges, deadline, rel, final.unroll)
             if w:
                 weakest[lab] = w
     signs = _declared_signs(prover, lhs, rhs, used, used_ranges, rel, deadline, final)
@@ -104,7 +105,7 @@ def _declared_signs(prover: LinkProver, lhs, rhs, used, ranges, rel, deadline, f
     for s in reals:
         trial = {**sub, s: Symbol(s.name, real=True)}
         p = _prover_without(prover, used, trial).prove_link(lhs.xreplace(trial), rhs.xreplace(trial), used, rel,
-                                                            deadline, ranges)
+                                                            deadline, ranges, final.unroll)
         if p.holds:
             sub = trial
         else:  # unproved without it, or a limit reached: the sign stays (listed, never silently dropped)
@@ -122,7 +123,7 @@ def _prover_without(prover: LinkProver, used, sub) -> LinkProver:
                       prover.limits)
 
 
-def _weaker_uncorrelated(prover: LinkProver, lhs, rhs, lab, used, ranges, deadline, rel) -> str | None:
+def _weaker_uncorrelated(prover: LinkProver, lhs, rhs, lab, used, ranges, deadline, rel, unroll=None) -> str | None:
     """Does `Cov(q_i k_i, q_j k_j) = 0 for i != j` suffice where `independent(q, k)` was used?"""
     facts = prover.facts.get(lab, [])
     if len(facts) != 1 or not isinstance(facts[0], IndepFact) or facts[0].members or len(facts[0].families) < 1 \
@@ -141,7 +142,7 @@ def _weaker_uncorrelated(prover: LinkProver, lhs, rhs, lab, used, ranges, deadli
     decls = dataclasses.replace(prover.decls, index_ranges={**prover.decls.index_ranges, i: (lo, hi), j: (lo, hi)})
     weak = ChainMap({wlab: [EqFact(wlab, Cov(gi, gj), Integer(0), free=(i, j), distinct=((i, j),))]}, prover.facts)
     p = LinkProver(decls, weak, prover.limits).prove_link(lhs, rhs, [x for x in used if x != lab] + [wlab], rel,
-                                                           deadline, ranges)
+                                                           deadline, ranges, unroll)
     if not p.holds:
         return None
     prod = lambda x: " ".join(f"{f}_{x}" for f in fams)  # noqa: E731

@@ -93,13 +93,19 @@ class Trace:
         self.indep: dict[str, set[str]] = {}  # label -> set of weakest-form texts ("" = full)
         self.ranges: set = set()  # free index symbols whose range was used
         self.signs: set = set()  # symbols whose declared sign a bound relied on
+        self.kept = False  # a concrete sum short enough to unroll was kept symbolic (Normalizer.unroll)
 
     def merge(self, other: "Trace"):
+        self.kept = self.kept or other.kept
         self.rules |= other.rules
         for k, v in other.indep.items():
             self.indep.setdefault(k, set()).update(v)
         self.ranges |= other.ranges
         self.signs |= other.signs
+
+
+UNROLL = 16  # the longest concrete sum unrolled (Σ_{l=1..16} becomes 16 terms with literal indices)
+UNROLL_FIRST = 4  # the prover's first try: longer concrete sums stay symbolic, as Σ_{l=1..n} does
 
 
 def _rkey(lo, hi):
@@ -132,6 +138,9 @@ class Normalizer(Independence):
         # enclosing) under fixed declarations: a prover shares one dict across its attempts
         self.sum_cache: dict = {}
         self.reducer = None  # callable(normalizer, terms) -> expr, applying equation facts
+        # concrete sums of at most this many terms are unrolled (their indices become literals); the prover
+        # tries a short limit first, and UNROLL where a sum it kept symbolic may need its members
+        self.unroll = UNROLL
 
     # ------------------------------------------------------------ index world
     def index_range(self, s):
@@ -387,7 +396,9 @@ class Normalizer(Independence):
             n = int(hi) - int(lo) + 1
             if n <= 0:
                 return [Term(Integer(0))]
-            if n <= 16:
+            if self.unroll < n <= UNROLL:
+                self.trace.kept = True
+            if n <= self.unroll:
                 out = []
                 for v in range(int(lo), int(hi) + 1):
                     out.extend(self.terms(body.xreplace({i: Integer(v)})))
@@ -501,17 +512,18 @@ class Normalizer(Independence):
         """Σ over distinct ``bounds`` of a monomial, as count × DSum(...) (memoised)."""
         if mono == 0:
             return Integer(0)
-        key = (mono, bounds, self.free, self.range_ok, tuple(self.enclosing), self.present)
+        key = (mono, bounds, self.free, self.range_ok, tuple(self.enclosing), self.present, self.unroll)
         got = self.sum_cache.get(key)
         if got is None:
-            rules = self.trace.rules
-            self.trace.rules = set()
+            rules, kept = self.trace.rules, self.trace.kept
+            self.trace.rules, self.trace.kept = set(), False
             try:
-                got = (self._sum_atom(mono, bounds), frozenset(self.trace.rules))
+                got = (self._sum_atom(mono, bounds), frozenset(self.trace.rules), self.trace.kept)
             finally:
-                self.trace.rules = rules
+                self.trace.rules, self.trace.kept = rules, kept
             self.sum_cache[key] = got
         self.trace.rules |= got[1]
+        self.trace.kept = self.trace.kept or got[2]
         return got[0]
 
     def _sum_atom(self, mono, bounds) -> sympy.Expr:

@@ -19,7 +19,7 @@ from sympy import Indexed, Integer
 
 from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
-from .normal import Normalizer, Term, Trace, _expand
+from .normal import UNROLL, UNROLL_FIRST, Normalizer, Term, Trace, _expand
 from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 
@@ -30,6 +30,7 @@ class Attempt:
     residual: sympy.Expr
     trace: Trace
     case: tuple = ()  # the free indices (pairwise distinct) of the case that failed
+    unroll: int = UNROLL  # the unrolling limit the proof needed (Normalizer.unroll)
 
 
 @dataclass
@@ -49,6 +50,8 @@ class Proof:
     inconsistent: bool = False  # not proved because the candidates' facts contradict each other
     # holds: label -> the forms of independence the factorisations needed ("" = the full fact)
     indep_forms: dict = field(default_factory=dict)
+    # holds: the longest concrete sum the proof unrolled (Normalizer.unroll); attribution asks again with it
+    unroll: int = UNROLL
 
     @property
     def status(self) -> str:
@@ -137,7 +140,7 @@ class LinkProver:
         self._terms_cache: dict = {}  # one side's terms per index world and independence facts (side_terms)
 
     # ---------------------------------------------------------------- one attempt
-    def attempt(self, lhs, rhs, labels, ranges, deadline, rel: str = "=") -> Attempt:
+    def attempt(self, lhs, rhs, labels, ranges, deadline, rel: str = "=", unroll: int | None = None) -> Attempt:
         free = free_indices([lhs, rhs] + [f.lhs - f.rhs for lab in labels for f in self.facts[lab]
                                           if isinstance(f, EqFact) and not f.free], self.decls)
         if len(free) > self.limits.max_free_indices:
@@ -145,45 +148,58 @@ class LinkProver:
         trace = Trace()
         indep = [f for lab in labels for f in self.facts[lab] if isinstance(f, IndepFact)]
         eqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, EqFact)]
-        residual = Integer(0)
-        holds = True
         # `assume d: i != j` about two index symbols: the cases that make them equal are excluded
         apart = [(as_expr(f.lhs), as_expr(f.rhs)) for lab in labels for f in self.facts[lab]
                  if isinstance(f, IneqFact) and f.rel == "!=" and as_expr(f.lhs) in free and as_expr(f.rhs) in free]
+        used_unroll = UNROLL_FIRST if unroll is None else unroll
         for part in _set_partitions(free):
             if any(a in blk and b in blk for blk in part for a, b in apart):
                 continue
             sub = {s: blk[0] for blk in part for s in blk[1:]}
             reps = tuple(sorted((blk[0] for blk in part), key=lambda s: s.name))
             l, r = (lhs.xreplace(sub), rhs.xreplace(sub)) if sub else (lhs, rhs)
-            nz = Normalizer(self.decls, indep, reps, frozenset(ranges) & set(reps), self.limits, deadline)
-            nz.sum_cache = self._sum_cache
-            nz.present = frozenset(self._index_values(l - r, nz, ())[1])
-            nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := _gap(f)) is not None)
-            d = self.normal_difference(nz, l, r, eqs)
-            trace.merge(nz.trace)
-            if rel == "=":
-                ok = d == 0
-            else:
-                # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
-                g = -d if rel in ("<", "<=") else d
-                ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
-                domain = refined_domain(ineqs)
-                ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=domain)
-                if not ok:
-                    ok, signs = self._by_inequality_fact(nz, g, rel in ("<", ">"), ineqs, eqs, sub, domain)
-                if not ok:
-                    ok, signs = self._by_extremum(g, rel in ("<", ">"), domain)
-                if ok:
-                    trace.rules.add("inequality")
-                    trace.signs |= signs
-                else:
-                    d = g
+            ok, d, case_trace = self._case(l, r, labels, ranges, reps, sub, indep, eqs, deadline, rel,
+                                           UNROLL_FIRST if unroll is None else unroll, retry=unroll is None)
+            if not ok and case_trace.kept and unroll is None:
+                # a concrete sum was kept symbolic: unrolled, its members may meet literal ones
+                ok, d, case_trace = self._case(l, r, labels, ranges, reps, sub, indep, eqs, deadline, rel, UNROLL)
+                used_unroll = UNROLL
+            trace.merge(case_trace)
             if not ok:
-                holds = False
-                residual = d
-                return Attempt(holds, residual, trace, reps)
-        return Attempt(holds, residual, trace)
+                return Attempt(False, d, trace, reps)
+        return Attempt(True, Integer(0), trace, unroll=used_unroll)
+
+    def _case(self, l, r, labels, ranges, reps, sub, indep, eqs, deadline, rel, unroll, retry=False) -> tuple:
+        """One case of the free indices (``reps`` pairwise distinct): (proved, the difference or margin, the
+        trace), concrete sums of more than ``unroll`` terms kept symbolic.  With ``retry`` (the caller unrolls
+        next), a limit reached with a sum kept symbolic is a failure of this try only."""
+        nz = Normalizer(self.decls, indep, reps, frozenset(ranges) & set(reps), self.limits, deadline)
+        nz.unroll = unroll
+        nz.sum_cache = self._sum_cache
+        nz.present = frozenset(self._index_values(l - r, nz, ())[1])
+        nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := _gap(f)) is not None)
+        try:
+            d = self.normal_difference(nz, l, r, eqs)
+        except KernelLimit:
+            if not (retry and nz.trace.kept) or deadline.remaining() <= 0:
+                raise
+            return False, None, nz.trace
+        if rel == "=":
+            return d == 0, d, nz.trace
+        # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
+        g = -d if rel in ("<", "<=") else d
+        ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
+        domain = refined_domain(ineqs)
+        ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=domain)
+        if not ok:
+            ok, signs = self._by_inequality_fact(nz, g, rel in ("<", ">"), ineqs, eqs, sub, domain)
+        if not ok:
+            ok, signs = self._by_extremum(g, rel in ("<", ">"), domain)
+        if ok:
+            nz.trace.rules.add("inequality")
+            nz.trace.signs |= signs
+            return True, d, nz.trace
+        return False, g, nz.trace
 
     def _by_inequality_fact(self, nz, g, strict: bool, ineqs, eqs, sub, domain) -> tuple[bool, set]:
         """``g >= 0`` (``> 0``) as ``g = d + h``: ``d >= 0`` an assumed inequality (``b <= ε`` gives
@@ -311,7 +327,7 @@ class LinkProver:
         is reached inside (a function's argument, ``SD``): terms computed without reaching it hold with
         or without facts and are stored for both; terms that reached it are stored only when no facts
         were there to apply (the result then depends on which).  A hit replays the trace."""
-        key = (x, tuple(nz.indep), nz.free, nz.range_ok, nz.present, nz.gaps)
+        key = (x, tuple(nz.indep), nz.free, nz.range_ok, nz.present, nz.gaps, nz.unroll)
         got = self._terms_cache.get(key + ("any",))
         if got is None and nz.reducer is None:
             got = self._terms_cache.get(key + ("no facts",))
@@ -435,7 +451,7 @@ class LinkProver:
                     # keyed on the fact objects themselves (kept alive by the cache), never on id(), and on
                     # everything of the index world a fact's normal form can read (the literal indices present
                     # decide deltas in sums)
-                    key = (f, combo, tuple(bounds), nz.free, nz.range_ok, nz.present, nz.gaps, tuple(nz.indep))
+                    key = (f, combo, tuple(bounds), nz.free, nz.range_ok, nz.present, nz.gaps, tuple(nz.indep), nz.unroll)
                     got = self._inst_cache.get(key)
                     if got is None:
                         b = base.xreplace(asg) if asg else base
@@ -471,13 +487,15 @@ class LinkProver:
 
     # ---------------------------------------------------------------- the entry point
     def prove_link(self, lhs, rhs, candidates: list[str], rel: str = "=", deadline: Deadline | None = None,
-                   ranges=None) -> Proof:
+                   ranges=None, unroll: int | None = None) -> Proof:
         """Prove ``lhs REL rhs`` from the facts of ``candidates``, by the contract in docs/kernel.md.
 
         ``deadline``: the link's time budget, shared with whatever else the
         caller does for the same link (a fresh one of ``limits.seconds`` if
         omitted).  ``ranges``: the free indices whose declared range the proof
-        may use (all of them if omitted).  The proof uses the candidates it is
+        may use (all of them if omitted).  ``unroll``: unroll concrete sums of
+        at most this many terms (omitted: first UNROLL_FIRST, then, where that
+        fails with a longer sum kept symbolic, UNROLL).  The proof uses the candidates it is
         given; choosing a minimal set is the judge's attribution
         (``stepcheck.judge.attribution``).
         """
@@ -487,7 +505,7 @@ class LinkProver:
             ranges = free_indices([lhs, rhs], self.decls)
         try:
             with bounded_by(deadline):
-                a = self.attempt(lhs, rhs, list(candidates), list(ranges), deadline, rel)
+                a = self.attempt(lhs, rhs, list(candidates), list(ranges), deadline, rel, unroll)
         except Inconsistent:
             return Proof(False, message="the assumptions in scope contradict each other; nothing is proved from them",
                          inconsistent=True)
@@ -505,7 +523,7 @@ class LinkProver:
                          message=f"not proved: the {what}")
         return Proof(True, used=list(candidates), ranges=[r for r in ranges if r in a.trace.ranges],
                      rules=sorted(a.trace.rules), signs=sorted(a.trace.signs, key=str),
-                     indep_forms={lab: frozenset(f) for lab, f in a.trace.indep.items()})
+                     indep_forms={lab: frozenset(f) for lab, f in a.trace.indep.items()}, unroll=a.unroll)
 
 
 def refined_domain(ineqs):
