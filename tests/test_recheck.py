@@ -344,6 +344,22 @@ def test_pointwise_cross_check_catches_a_wrong_derivative_and_passes_a_right_one
     assert pointwise_check(decls, lim, 2 * t, "=", {}, seed=2)[1] is not None
 
 
+def test_pointwise_evaluates_fewer_points_where_each_is_a_limit():
+    """A limit (or an extremum) costs a sympy ``limit`` per point: 4 points, not 8; a derivative keeps 8."""
+    import sympy as sp
+
+    from stepcheck.judge.pointwise import MAX_POINTS, MAX_POINTS_COSTLY, pointwise_check
+    from stepcheck.terms.facts import Decls
+
+    a, b = sp.symbols("a b", real=True)
+    h = sp.Dummy("h", real=True)
+    decls = Decls(set(), set(), {})
+    lim = sp.Limit(a * sp.sin(h) / h + b, h, 0, "+-")
+    assert pointwise_check(decls, lim, a + b, "=", {}, seed=3) == (MAX_POINTS_COSTLY, None)
+    assert pointwise_check(decls, lim, a + 2 * b, "=", {}, seed=3)[1] is not None  # still caught
+    assert pointwise_check(decls, sp.Derivative(a * b**2, b), 2 * a * b, "=", {}, seed=3) == (MAX_POINTS, None)
+
+
 def test_pointwise_agreement_is_numeric_but_a_disagreement_is_proved():
     """A point counts as agreeing when the sides agree to AGREE digits (an exact zero is costly to
     prove); a difference far below float precision is still a disagreement, decided exactly."""

@@ -22,13 +22,18 @@ import itertools
 import math
 import random
 
+import sympy
 from sympy import Integer, Rational
 
 from ..terms.facts import EqFact, IndepFact, IneqFact
+from ..terms.objects import Extremum
 from .exact import sign
 from .recheck import Point, Recheck, Unconfirmed, holds, violated
 
 MAX_POINTS = 8  # points evaluated (where the facts hold and both sides have values)
+#: for a side with a limit or an extremum over an interval, each point is a sympy ``limit`` or ``maximum``
+#: (about 0.1 s): fewer points, still deterministic (a false identity fails at almost every point)
+MAX_POINTS_COSTLY = 4
 CANDIDATES = 4 * MAX_POINTS  # points drawn: those where a fact fails are skipped, at the cost of the fact alone
 AGREE = 40  # digits to which the two sides must agree for a point to count as agreeing
 # 1 makes sum(m=2..n, ...) empty and 0 a coefficient vanish: where sympy's limit answers for a generic
@@ -113,6 +118,7 @@ def pointwise_check(decls, lhs, rhs, rel: str, facts: dict, seed: int | None = N
     if any(isinstance(f, IndepFact) for fs in facts.values() for f in fs):
         return 0, None
     memo = {} if memo is None else memo
+    cap = MAX_POINTS_COSTLY if lhs.has(sympy.Limit, Extremum) or rhs.has(sympy.Limit, Extremum) else MAX_POINTS
     done = tried = 0
     for p in points(lhs, rhs, decls, seed):
         rc = Recheck(p, decls.random_symbols, decls.random_families, complete=True, family_ranges=decls.family_ranges)
@@ -122,7 +128,7 @@ def pointwise_check(decls, lhs, rhs, rel: str, facts: dict, seed: int | None = N
                        if isinstance(f, (EqFact, IneqFact))):
                 continue  # decided first: a side's limit costs far more than a fact
             tried += 1
-            if tried > MAX_POINTS:
+            if tried > cap:
                 break  # as many points evaluated as before the candidates were widened, agreeing or not
             lv, rv = _value(rc, lhs, at, memo), _value(rc, rhs, at, memo)
         except Unconfirmed:
