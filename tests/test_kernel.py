@@ -418,6 +418,20 @@ def test_moment_inequalities_accept_the_boundary_and_symbols():
     assert check_consistency(DECLS, {"v": [eq("v", Var(X), dpos**2)], "c": [eq("c", Cov(X, Y), 5)]}) is None
 
 
+def test_cauchy_schwarz_from_the_parts_remainders():
+    """A B - C^2 is reduced from the remainders of A, B and C: symbolic values too, either way."""
+    bad = check_consistency(DECLS, {"v": [eq("v", Var(X), a**2), eq("v", Var(Y), a**2)],
+                                    "c": [eq("c", Cov(X, Y), a**2 + 1)]})  # a^4 - (a^2 + 1)^2 < 0
+    assert bad is not None and sorted(bad) == ["c", "v"] and "Cauchy-Schwarz" in bad.reason
+    assert check_consistency(DECLS, {"v": [eq("v", Var(X), a**2), eq("v", Var(Y), b**2)],
+                                     "c": [eq("c", Cov(X, Y), a * b)]}) is None  # the boundary: X, Y collinear
+    # a part with a sum atom: the product is normalised whole (facts about q_i are not applied inside the
+    # sum atoms here, so nothing is flagged either way)
+    s = S(lambda m: q[m])
+    assert check_consistency(DECLS, {"v": [eq("v", Var(q[i]), 1, free=(i,))], "c": [eq("c", Cov(s, X), n + 1)],
+                                     "x": [eq("x", Var(X), 1)]}) is None
+
+
 # ---------------------------------------------------------------- three outcomes
 def test_constant_residual_is_refuted_by_the_judge():
     out = prove(E(X) + 1, E(X))

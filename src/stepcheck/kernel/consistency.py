@@ -25,9 +25,9 @@ import itertools
 import sympy
 
 from ..terms.facts import Decls, EqFact, IndepFact, KernelLimit, Limits
-from ..terms.objects import SD, Cov, E, Var, as_expr
+from ..terms.objects import SD, Cov, DSum, E, Var, as_expr
 from ..terms.printer import show
-from .normal import Normalizer
+from .normal import Normalizer, _expand
 from .reduce import Inconsistent, basis_of, reduce_modulo
 
 MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
@@ -64,27 +64,44 @@ def _negative(x) -> bool:
 
 
 def _inequalities(quantities):
-    """(quantity that is >= 0 for every distribution, the inequality in words)."""
+    """(quantity that is >= 0 for every distribution, the inequality in words, its parts (A, B, C) when it
+    is A B - C^2, else None)."""
     for g in quantities:
-        yield Var(g), "a variance is never negative"
-        yield E(g ** 2), "a second moment is never negative"
+        yield Var(g), "a variance is never negative", None
+        yield E(g ** 2), "a second moment is never negative", None
     for g, h in itertools.combinations(quantities[:MAX_PAIRS_OF], 2):
-        yield Var(g) * Var(h) - Cov(g, h) ** 2, "Cauchy-Schwarz: Cov(g, h)^2 <= Var(g) Var(h)"
-        yield E(g ** 2) * E(h ** 2) - E(g * h) ** 2, "Cauchy-Schwarz: E[g h]^2 <= E[g^2] E[h^2]"
+        parts = (Var(g), Var(h), Cov(g, h))
+        yield parts[0] * parts[1] - parts[2] ** 2, "Cauchy-Schwarz: Cov(g, h)^2 <= Var(g) Var(h)", parts
+        parts = (E(g ** 2), E(h ** 2), E(g * h))
+        yield parts[0] * parts[1] - parts[2] ** 2, "Cauchy-Schwarz: E[g h]^2 <= E[g^2] E[h^2]", parts
+
+
+def _form(nz: Normalizer, q, forms: dict):
+    """``q`` normalised, memoised in ``forms``; KernelLimit passes."""
+    if q not in forms:
+        forms[q] = nz.expr(q)
+    return forms[q]
 
 
 def _value(nz: Normalizer, q, polys, forms: dict):
     """``q`` normalised (memoised in ``forms``) and reduced modulo the facts ``polys``; KernelLimit passes."""
-    if q not in forms:
-        forms[q] = nz.expr(q)
-    return reduce_modulo(forms[q], polys)
+    return reduce_modulo(_form(nz, q, forms), polys)
 
 
 def _violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
-    """The first moment inequality the facts ``polys`` violate, in words; ``forms`` memoises normal forms."""
-    for q, why in _inequalities(quantities):
+    """The first moment inequality the facts ``polys`` violate, in words; ``forms`` memoises normal forms.
+
+    ``A B - C^2`` is reduced from the remainders of its parts (the Gram check needs them too): modulo the
+    facts' ideal it is congruent to ``rA rB - rC^2``, whose remainder is its own, so the product of two
+    moments is never normalised whole.  Where a part holds a sum atom the product's normal form may pair
+    the sums differently, so that case is normalised whole as before."""
+    for q, why, parts in _inequalities(quantities):
         try:
-            r = _value(nz, q, polys, forms)
+            if parts is not None and not any(_form(nz, x, forms).has(DSum) for x in parts):
+                ra, rb, rc = (_value(nz, x, polys, forms) for x in parts)
+                r = reduce_modulo(_expand(ra * rb - rc ** 2), polys)
+            else:
+                r = _value(nz, q, polys, forms)
         except KernelLimit:
             return None
         if _negative(r):
