@@ -104,3 +104,31 @@ def test_an_unminimised_proof_lists_every_declared_sign():
     b = sympy.Symbol("b", real=True)
     p = _unminimised(Proof(True, rules=["calculus"]), ["a"], [], c * b, sympy.Integer(0))
     assert p.signs == [c] and p.limited
+
+
+def _link(text: str):
+    return check_text(text, "t.step").steps[-1].links[0]
+
+
+@pytest.mark.parametrize("assumes, step, uses", [
+    # an assumed sign that discharges where the sides are defined is that assumption, by its label
+    ("assume pos: c > 0\n", "sqrt(c) sqrt(c) = c", ["pos"]),
+    ("assume nn: c >= 0\n", "sqrt(c)^2 = c", ["nn"]),
+    ("assume pos: c > 0\n", "c / c = 1", ["pos"]),                                # c ≠ 0
+    ("assume a1: c > 0\nassume a2: b > 0\n", "sqrt(c)^2 = c", ["a1"]),           # only the one it needs
+    ("assume a1: c > 0\nassume a2: c >= 1\n", "sqrt(c)^2 = c", ["a2"]),          # one suffices: deletion order
+    ("assume pos: c > 0\n", "c + 1 = 1 + c", []),                              # no condition to discharge
+    ("assume pos: b > 0\n", "sqrt(c)^2 = c", []),                              # another symbol: `where` stays
+])
+def test_an_assumed_sign_discharging_a_condition_is_named(assumes, step, uses):
+    lk = _link("let c: real\nlet b: real\n" + assumes + f"step s: {step}\n")
+    assert lk.status == "holds", step
+    assert sorted(u.label for u in lk.uses if not u.implicit) == uses, step
+    assert any(u.kind == "domain" for u in lk.uses) == (not uses and "sqrt" in step), step  # `where: c ≥ 0`
+
+
+def test_citing_the_assumption_that_discharges_a_condition_is_not_unneeded():
+    lk = _link("let c: real\nassume pos: c > 0\nstep s: sqrt(c)^2 = c   by pos\n")
+    assert lk.status == "holds" and lk.unneeded == [] and [u.label for u in lk.uses] == ["pos"]
+    lk = _link("let c: real\nassume pos: c > 0\nstep s: c + 1 = 1 + c   by pos\n")
+    assert lk.unneeded == ["pos"]

@@ -20,7 +20,7 @@ from sympy import IndexedBase, KroneckerDelta, Symbol
 from . import syntax as S
 from .assumptions import fact_kind
 from .elaborate import DEFINED, KIND_OF_TYPE, Definition, Elaborator, Family
-from .judge.domains import always_defined, condition_texts, open_conditions
+from .judge.domains import always_defined, condition_texts, discharging_facts, open_conditions
 from .uses import built_signs, domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, clip, closest, error
 from .judge import settle, settle_step
@@ -117,7 +117,8 @@ class Checker:
         self.state = FileState(rep, timeout=self.options.timeout)
         self._prover = None
         self._link_defs: set = set()  # definitions the current link unfolds
-        self._link_where, self._link_domain = frozenset(), []  # the current link's side conditions: texts, (x, rel)
+        # the current link's side conditions: texts, (x, rel), {label: condition} of the assumptions discharging one
+        self._link_where, self._link_domain, self._link_gives = frozenset(), [], {}
 
     # ------------------------------------------------------------ utilities
     def err(self, e: StepError):
@@ -454,6 +455,7 @@ class Checker:
                           and x not in self.state.fact_symbols()}
                 # a conditional step is a fact only where its conditions hold; a witness must lie where they do
                 self._link_where = frozenset(text for text, _ in condition_texts(both, state.facts))
+                self._link_gives = discharging_facts(both, state.facts)  # cited for them: not unneeded
                 step_where |= self._link_where
                 self._link_domain = [(x.xreplace(signed), rel) for x, rel in open_conditions(where, state.facts)
                                      + [c for c in both if c[1] == DEFINED and not always_defined(c[0])]]
@@ -603,9 +605,7 @@ class Checker:
                         lr.unneeded.append(r)  # cited a definition the link does not use
                 elif r not in proof.rules and not RULES[r].implicit:
                     lr.unneeded.append(r)
-            for c in cited:
-                if c not in proof.used:
-                    lr.unneeded.append(c)
+            lr.unneeded += [c for c in cited if c not in proof.used and c not in self._link_gives]
             if lr.unneeded:
                 strict = self.options.strict
                 lr.diagnostics.append(Diagnostic(

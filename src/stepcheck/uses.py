@@ -43,14 +43,19 @@ def domain_uses(state, lr: LinkResult, conds, built=()) -> None:
     already give (``y - 2 ≠ 0`` for ``(y^2 - 4)/(y - 2) = y + 2``) are shown as implicit uses.
     ``built``: (written expression, its sympy form) of the two sides: a declared sign sympy used while it
     built them (``sqrt(c^2)`` is ``c`` for a positive c) is a use too (:func:`construction_signs`), and so
-    is one that discharges a condition (``sqrt(c) sqrt(c) = c`` holds where c ≥ 0: c's declaration)."""
-    from .judge.domains import condition_texts, discharging_signs
+    is one that discharges a condition (``sqrt(c) sqrt(c) = c`` holds where c ≥ 0: c's declaration), and
+    so is an assumed inequality that does (``assume pos: c > 0``), by its label."""
+    from .judge.domains import condition_texts, discharging_facts, discharging_signs
 
     for node, expr in built:
         for sym in built_signs(state.scope, node, expr):
             sign_use(lr, sym)
     for sym in sorted(discharging_signs(conds, state.facts), key=str):
         sign_use(lr, sym)
+    for lab, text in discharging_facts(conds, state.facts).items():  # `assume pos: c > 0` for sqrt(c)
+        if lab not in {u.label for u in lr.uses}:
+            lr.uses.append(Use(lab, state.fact_kinds.get(lab, "sign"), detail=f"gives {text}, where the sides "
+                               "are defined"))
     for text, detail in condition_texts(conds, state.facts):
         lr.uses.append(Use(text, "domain", implicit=True, detail=detail))
 

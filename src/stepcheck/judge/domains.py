@@ -55,21 +55,51 @@ def _discharge(x, rel: str, domain, minimal: bool = False):
     return None
 
 
-def discharging_signs(conds, facts: dict) -> set:
-    """The declared symbols whose sign discharges a condition of ``conds`` (``sqrt(c)`` with c declared
-    positive): the link holds where the condition does, so it rests on that declaration.  Real symbols only."""
-    domain = _domain(facts)
-    out: set = set()
+def _on_names(conds):
+    """The conditions ``(x, rel)`` on the link's own names, guards unwrapped (those on a random quantity or
+    under a sum are not discharged by signs: :func:`condition_texts` shows them)."""
     for x, rel in conds:
         if rel == "defined":
             got = _unwrap(x)
             if got is None or got[3] or x.has(E, Var, SD) or _always(got[0], got[1]):
                 continue
             x, rel = got[0], got[1]
+        yield x, rel
+
+
+def discharging_signs(conds, facts: dict) -> set:
+    """The declared symbols whose sign discharges a condition of ``conds`` (``sqrt(c)`` with c declared
+    positive): the link holds where the condition does, so it rests on that declaration.  Real symbols only."""
+    domain = _domain(facts)
+    out: set = set()
+    for x, rel in _on_names(conds):
         out |= _discharge(x, rel, domain, minimal=True) or set()
     # declared names only (not a summation index), and not dimensions: a positive integer's sign is what
     # makes its ranges non-empty, reported with them
     return set(filter(signed_real, out))
+
+
+def discharging_facts(conds, facts: dict) -> dict:
+    """{label: the condition's text} of the assumed inequalities that discharge a condition of ``conds`` the
+    declarations alone do not (``sqrt(c) sqrt(c) = c`` with ``assume pos: c > 0``): the link holds
+    without a ``where`` because of them, so it rests on them.  Found as facts are found: each label is
+    dropped in turn and kept only if the condition is no longer discharged without it."""
+    labels = [lab for lab, fs in facts.items() if any(isinstance(f, IneqFact) for f in fs)]
+    if not labels:
+        return {}
+    declared, assumed = _domain({}), _domain(facts)
+    out: dict = {}
+    for x, rel in _on_names(conds):
+        if discharged(x, rel, declared) or not discharged(x, rel, assumed):
+            continue
+        keep = list(labels)
+        for lab in labels:
+            trial = [k for k in keep if k != lab]
+            if discharged(x, rel, _domain({k: facts[k] for k in trial})):
+                keep = trial
+        for lab in keep:
+            out.setdefault(lab, _text(x, rel))
+    return out
 
 
 def _domain(facts: dict):
