@@ -132,3 +132,13 @@ def test_citing_the_assumption_that_discharges_a_condition_is_not_unneeded():
     assert lk.status == "holds" and lk.unneeded == [] and [u.label for u in lk.uses] == ["pos"]
     lk = _link("let c: real\nassume pos: c > 0\nstep s: c + 1 = 1 + c   by pos\n")
     assert lk.unneeded == ["pos"]
+
+
+@pytest.mark.parametrize("fact, kind", [
+    ("c > 0", "sign"), ("1 >= c", "sign"), ("s_1 > s_2", "inequality"), ("c < b", "inequality"),
+    ("Var(X) <= 1", "inequality"),
+])
+def test_the_kind_of_an_assumed_inequality(fact, kind):
+    """A bound on one value is a sign; an order between two values (the gap s_1 > s_2) is an inequality."""
+    rep = check_text(HEAD + f"let b: real\nassume a: {fact}\n", "t.step")
+    assert rep.assumptions[0].kind == kind, fact

@@ -110,6 +110,13 @@ def independence_fact(checker, label, f: S.IndepFact, el, distinct):
                      text=checker.src(f.span), blocks=groups)
 
 
+def inequality_kind(lhs, rhs) -> str:
+    """``sign`` for a bound on a value (``c > 0``, ``T <= 1``), ``inequality`` for an order between two
+    values (``s_1 > s_2``) or one between moments."""
+    moments = lhs.has(E, Var, Cov, SD) or rhs.has(E, Var, Cov, SD)
+    return "sign" if (lhs.is_number or rhs.is_number) and not moments else "inequality"
+
+
 def fact_kind(f) -> str:
     if isinstance(f, IndepFact):
         return "independence"

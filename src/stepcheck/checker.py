@@ -18,7 +18,7 @@ import sympy
 from sympy import IndexedBase, KroneckerDelta, Symbol
 
 from . import syntax as S
-from .assumptions import fact_kind
+from .assumptions import fact_kind, inequality_kind
 from .elaborate import DEFINED, KIND_OF_TYPE, Definition, Elaborator, Family
 from .judge.domains import always_defined, condition_texts, discharging_facts, open_conditions
 from .uses import built_signs, domain_uses, fill_uses
@@ -33,7 +33,6 @@ from .options import Options
 from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult
 from .state import FileState
 from .terms.facts import Deadline, Decls, EqFact, IneqFact, Limits
-from .terms.objects import SD, Cov, E, Var
 
 MAX_STEPS = 2000
 REL_TEXT = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "!=": "≠", "≈": "≈"}
@@ -356,7 +355,7 @@ class Checker:
                     kf = IneqFact(label, lhs, rhs, f.rel, free=free, distinct=distinct, text=self.src(f.span))
                     kfacts.append(kf)
                     texts.append(self.src(f.span))
-                    kinds.append("sign" if not (lhs.has(E, Var, Cov, SD) or rhs.has(E, Var, Cov, SD)) else "inequality")
+                    kinds.append(inequality_kind(lhs, rhs))
                     continue
                 kf = EqFact(label, lhs, rhs, free=free, distinct=distinct, text=self.src(f.span))
             kfacts.append(kf)
