@@ -124,6 +124,7 @@ class Normalizer(Independence):
                  limits: Limits | None = None, deadline: Deadline | None = None):
         self.decls = decls
         self.indep = list(indep)
+        self.domain = calculus.symbol_domain  # symbols' intervals: the declarations, narrowed by assumed bounds (prover)
         self.gaps: tuple = ()  # u - v for facts u > v in scope: limits may use them (set by the prover)
         self.free = tuple(free)
         self.range_ok = frozenset(range_ok)

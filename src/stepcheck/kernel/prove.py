@@ -178,6 +178,7 @@ class LinkProver:
         nz.sum_cache = self._sum_cache
         nz.present = frozenset(self._index_values(l - r, nz, ())[1])
         nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := _gap(f)) is not None)
+        nz.domain = refined_domain([f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)])
         try:
             d = self.normal_difference(nz, l, r, eqs)
         except KernelLimit:
@@ -296,7 +297,8 @@ class LinkProver:
         sub, ranges = {}, set()
         for (summand, b, hi), atoms in groups.items():
             top = max(int(a.args[1][0][1]) for a in atoms)
-            if len(atoms) < 2 or (hi - top + 1).is_nonnegative is not True:
+            # the shortest range top..hi is not reversed: by the declarations, or by an assumed bound (n >= 2)
+            if len(atoms) < 2 or not ((hi - top + 1).is_nonnegative or sign_proof(hi - top + 1, False, nz.domain)[0]):
                 continue
             base = DSum(summand, sympy.Tuple(sympy.Tuple(b, Integer(top), hi)), sympy.Tuple())
             for a in atoms:
