@@ -193,7 +193,11 @@ agreeing when both sides agree to 40 digits (an exact proof of zero was its cost
 disagreement is still proved); the square-free part of a fact is memoised, and skipped when the
 polynomial is visibly square-free; limits of rational functions of x or of exponentials (softmax
 saturation, temperature) are read off dominant monomials instead of sympy's gruntz
-(`kernel/rational_limit.py`); one side's terms are memoised across a link's attribution attempts.
+(`kernel/rational_limit.py`); one side's terms are memoised across a link's attribution attempts;
+a concrete sum of 5 to 16 terms is kept whole first and written out only where that proof fails
+(`Var(Σ_{{l=1..16}} x_l y_l)` no longer expands 256 products); the pointwise cross-check takes 4
+points instead of 8 where each point is a sympy `limit` or `maximum`; the consistency check reduces
+a Cauchy-Schwarz quantity A B - C^2 from the remainders of its parts.
 Files that differ from the old tree differ on purpose: `bad/conditional_step.step` is a false `holds`
 of the old tree (a step proved where x ≥ 0 used as a fact for every x), `a001_s4_norm.step` now
 shows the side condition its definition's denominator needs (σ ≠ 0) and the declared sign `eps > 0`
