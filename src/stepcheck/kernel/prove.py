@@ -178,7 +178,8 @@ class LinkProver:
         nz.sum_cache = self._sum_cache
         nz.present = frozenset(self._index_values(l - r, nz, ())[1])
         nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := _gap(f)) is not None)
-        nz.domain = refined_domain([f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)])
+        ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
+        nz.domain = domain = refined_domain(ineqs)
         try:
             d = self.normal_difference(nz, l, r, eqs)
         except KernelLimit:
@@ -189,8 +190,6 @@ class LinkProver:
             return d == 0, d, nz.trace
         # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
         g = -d if rel in ("<", "<=") else d
-        ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
-        domain = refined_domain(ineqs)
         ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=domain)
         if not ok:
             ok, signs = self._by_inequality_fact(nz, g, rel in ("<", ">"), ineqs, eqs, sub, domain)
@@ -298,7 +297,8 @@ class LinkProver:
         for (summand, b, hi), atoms in groups.items():
             top = max(int(a.args[1][0][1]) for a in atoms)
             # the shortest range top..hi is not reversed: by the declarations, or by an assumed bound (n >= 2)
-            if len(atoms) < 2 or not ((hi - top + 1).is_nonnegative or sign_proof(hi - top + 1, False, nz.domain)[0]):
+            size = hi - top + 1
+            if len(atoms) < 2 or not (size.is_nonnegative or sign_proof(size, False, nz.domain)[0]):
                 continue
             base = DSum(summand, sympy.Tuple(sympy.Tuple(b, Integer(top), hi)), sympy.Tuple())
             for a in atoms:
