@@ -142,3 +142,28 @@ def test_the_kind_of_an_assumed_inequality(fact, kind):
     """A bound on one value is a sign; an order between two values (the gap s_1 > s_2) is an inequality."""
     rep = check_text(HEAD + f"let b: real\nassume a: {fact}\n", "t.step")
     assert rep.assumptions[0].kind == kind, fact
+
+
+@pytest.mark.parametrize("assumes, step, status, uses", [
+    # an assumed sign is read as a declared one, and the link rests on the assumption
+    ("assume pos: c > 0\n", "log(c^2) = 2 log(c)   by pos", "holds", ["pos"]),
+    ("assume pos: c > 0\n", "sqrt(c^2) = c", "holds", ["pos"]),
+    ("assume nn: c >= 0\n", "sqrt(c^2) = c   by nn", "holds", ["nn"]),
+    ("assume one: c >= 1\n", "abs(c) = c   by one", "holds", ["one"]),
+    ("assume neg: c < 0\n", "sqrt(c^2) = -c   by neg", "holds", ["neg"]),
+    # near misses: the wrong sign, a bound that gives none, another symbol
+    ("assume neg: c < 0\n", "sqrt(c^2) = c   by neg", "fails", []),
+    ("assume pos: c > 0\n", "sqrt(c^2) = -c   by pos", "fails", []),
+    ("assume weak: c > -1\n", "sqrt(c^2) = c   by weak", "unknown", []),
+    ("assume pos: b > 0\n", "sqrt(c^2) = c", "fails", []),
+])
+def test_an_assumed_sign_is_read_like_a_declared_one(assumes, step, status, uses):
+    lk = _link("let c: real\nlet b: real\n" + assumes + f"step s: {step}\n")
+    assert lk.status == status, step
+    assert sorted(u.label for u in lk.uses) == uses, step
+
+
+def test_the_residual_is_in_the_links_own_symbols():
+    """The signed twin never leaves the kernel: a failed proof's residual, and its witness, name c itself."""
+    lk = _link("let c: real\nassume pos: c > 0\nstep s: sqrt(c^2) = 2 c   by pos\n")
+    assert lk.status == "fails" and "c" in lk.counterexample and lk.residual == "-c"

@@ -10,7 +10,9 @@ which facts to cite -- refutation and attribution are the judge's work
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -136,6 +138,7 @@ class LinkProver:
         self.facts = facts
         self.limits = limits or Limits()
         self._inst_cache: dict = {}
+        self._twin_provers: dict = {}  # frozenset of (symbol, its signed twin) -> LinkProver (_twin_prover)
         self._sum_cache: dict = {}  # Normalizer.sum_cache, shared by every attempt (decls are fixed)
         self._terms_cache: dict = {}  # one side's terms per index world and independence facts (side_terms)
 
@@ -473,6 +476,27 @@ class LinkProver:
             nz.enclosing, nz.reducer, nz.trace = saved, saved_reducer, saved_trace
         return out
 
+    def _twins(self, labels) -> dict:
+        """{c: c as a positive real} for each real symbol of no declared sign that an assumed bound among
+        the facts of ``labels`` signs (``assume pos: c > 0``): sympy then reads the sign as it does a
+        declared one (``log(c^2) = 2 log(c)``, ``sqrt(c^2) = c``).  Sound under those facts, which the
+        proof lists as used; attribution drops them only where the proof holds without."""
+        out: dict = {}
+        for lab in labels:
+            for f in self.facts[lab]:
+                got = _sign_of(f)
+                if got is not None and got[0] not in out:
+                    out[got[0]] = sympy.Symbol(got[0].name, real=True, **{got[1]: True})
+        return out
+
+    def _twin_prover(self, twins: dict) -> "LinkProver":
+        """A prover of its own over every fact with ``twins`` put in, one per set of twins (its caches kept)."""
+        key = frozenset(twins.items())
+        got = self._twin_provers.get(key)
+        if got is None:
+            got = self._twin_provers[key] = LinkProver(self.decls, _Twinned(self.facts, twins), self.limits)
+        return got
+
     @staticmethod
     def _even_moment_zero(nz: Normalizer, f, asg) -> list:
         """E[g^(2k)] = 0 gives g = 0 almost surely, so E[g] = 0 too (E[g]^2 <= E[g^2])."""
@@ -505,6 +529,13 @@ class LinkProver:
         deadline = deadline or Deadline(self.limits.seconds)
         if ranges is None:
             ranges = free_indices([lhs, rhs], self.decls)
+        twins = self._twins(candidates)
+        if twins:  # proved with the signed twins, read back in the link's own symbols
+            back = {v: k for k, v in twins.items()}
+            p = self._twin_prover(twins).prove_link(lhs.xreplace(twins), rhs.xreplace(twins), candidates, rel,
+                                                    deadline, ranges, unroll)
+            return dataclasses.replace(p, residual=None if p.residual is None else p.residual.xreplace(back),
+                                       signs=[x for x in p.signs if x not in back])
         try:
             with bounded_by(deadline):
                 a = self.attempt(lhs, rhs, list(candidates), list(ranges), deadline, rel, unroll)
@@ -526,6 +557,53 @@ class LinkProver:
         return Proof(True, used=list(candidates), ranges=[r for r in ranges if r in a.trace.ranges],
                      rules=sorted(a.trace.rules), signs=sorted(a.trace.signs, key=str),
                      indep_forms={lab: frozenset(f) for lab, f in a.trace.indep.items()}, unroll=a.unroll)
+
+
+class _Twinned(Mapping):
+    """A fact table read through ``twins`` (each label's facts rewritten once, when first asked: the
+    checker adds the facts of later statements to the table it shares)."""
+
+    def __init__(self, facts, twins: dict):
+        self.facts, self.twins, self.done = facts, twins, {}
+
+    def __getitem__(self, lab):
+        if lab not in self.done:
+            self.done[lab] = [self._put(f) for f in self.facts[lab]]
+        return self.done[lab]
+
+    def _put(self, f):
+        if isinstance(f, (EqFact, IneqFact)):
+            return dataclasses.replace(f, lhs=_as_expr(f.lhs).xreplace(self.twins),
+                                       rhs=_as_expr(f.rhs).xreplace(self.twins))
+        return f
+
+    def __iter__(self):
+        return iter(self.facts)
+
+    def __len__(self):
+        return len(self.facts)
+
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _sign_of(f):
+    """(symbol, the sign an assumed bound gives it: positive, nonnegative, negative, nonpositive) for a
+    fact such as ``c > 0`` or ``c >= 1`` about a real symbol of no declared sign (not an integer: index
+    ranges are keyed on those), else None."""
+    if not isinstance(f, IneqFact) or f.free or f.rel not in _FLIP:
+        return None
+    a, b, rel = _as_expr(f.lhs), _as_expr(f.rhs), f.rel
+    if a.is_number and b.is_Symbol:
+        a, b, rel = b, a, _FLIP[rel]
+    if not (a.is_Symbol and a.is_real and b.is_number and b.is_real) or a.is_integer \
+            or a.is_nonnegative is not None or a.is_nonpositive is not None:
+        return None
+    if rel in (">", ">=") and b >= 0:
+        return a, "positive" if rel == ">" or b > 0 else "nonnegative"
+    if rel in ("<", "<=") and b <= 0:
+        return a, "negative" if rel == "<" or b < 0 else "nonpositive"
+    return None
 
 
 def refined_domain(ineqs):
