@@ -154,7 +154,7 @@ def test_the_kind_of_an_assumed_inequality(fact, kind):
     # near misses: the wrong sign, a bound that gives none, another symbol
     ("assume neg: c < 0\n", "sqrt(c^2) = c   by neg", "fails", []),
     ("assume pos: c > 0\n", "sqrt(c^2) = -c   by pos", "fails", []),
-    ("assume weak: c > -1\n", "sqrt(c^2) = c   by weak", "unknown", []),
+    ("assume weak: c > -1\n", "sqrt(c^2) = c   by weak", "fails", []),          # gives no sign: c = -1/2
     ("assume pos: b > 0\n", "sqrt(c^2) = c", "fails", []),
 ])
 def test_an_assumed_sign_is_read_like_a_declared_one(assumes, step, status, uses):
@@ -167,3 +167,11 @@ def test_the_residual_is_in_the_links_own_symbols():
     """The signed twin never leaves the kernel: a failed proof's residual, and its witness, name c itself."""
     lk = _link("let c: real\nassume pos: c > 0\nstep s: sqrt(c^2) = 2 c   by pos\n")
     assert lk.status == "fails" and "c" in lk.counterexample and lk.residual == "-c"
+
+
+def test_a_bound_that_leaves_no_small_negative_integer_still_gets_a_witness():
+    """Under `b > -1` the trial values 0, 1, -1, 2 give no negative b; -1/2 refutes sqrt(b^2) = b."""
+    lk = _link("let b: real\nassume weak: b > -1\nstep s: sqrt(b^2) = b   by weak\n")
+    assert lk.status == "fails" and "b = -1/2" in lk.counterexample
+    lk = _link("let b: real\nassume weak: b > -1\nstep s: sqrt((b + 1)^2) = b + 1   by weak\n")
+    assert lk.status != "fails"  # true where b > -1: never refuted

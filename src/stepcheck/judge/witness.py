@@ -84,7 +84,8 @@ class WitnessSearch:
                       and ((f.lhs - f.rhs).free_symbols & rel_syms)]
         k = len(case)
         for nval in range(max(k, 1), max(k, 1) + 3):
-            for rvals in itertools.product(*[_trial_values(r)[:3] for r in reals]):
+            # one real: every trial value; two: the first three of each (nine pairs)
+            for rvals in itertools.product(*[_trial_values(r)[:None if len(reals) == 1 else 3] for r in reals]):
                 for pattern in (0, 1, 2):
                     sub = {d: Integer(nval) for d in dims}
                     sub.update({c: Integer(t + 1) for t, c in enumerate(case)})
@@ -273,4 +274,5 @@ def _trial_values(s: Symbol):
         return [Integer(1), Integer(2), sympy.Rational(1, 2), Integer(3)]
     if s.is_nonnegative:
         return [Integer(0), Integer(1), Integer(2)]
-    return [Integer(0), Integer(1), Integer(-1), Integer(2)]
+    # -1/2 last: a bound such as `b > -1` leaves no other negative value among the first ones
+    return [Integer(0), Integer(1), Integer(-1), Integer(2), sympy.Rational(-1, 2)]
