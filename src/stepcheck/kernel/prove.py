@@ -587,17 +587,26 @@ class _Twinned(Mapping):
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
-def _sign_of(f):
-    """(symbol, the sign an assumed bound gives it: positive, nonnegative, negative, nonpositive) for a
-    fact such as ``c > 0`` or ``c >= 1`` about a real symbol of no declared sign (not an integer: index
-    ranges are keyed on those), else None."""
+def _bound(f):
+    """(symbol, number, relation) of a fact bounding one symbol by a real number (``c > 0``, ``1 <= c``
+    read as ``c >= 1``), else None."""
     if not isinstance(f, IneqFact) or f.free or f.rel not in _FLIP:
         return None
     a, b, rel = _as_expr(f.lhs), _as_expr(f.rhs), f.rel
     if a.is_number and b.is_Symbol:
         a, b, rel = b, a, _FLIP[rel]
-    if not (a.is_Symbol and a.is_real and b.is_number and b.is_real) or a.is_integer \
-            or a.is_nonnegative is not None or a.is_nonpositive is not None:
+    return (a, b, rel) if a.is_Symbol and b.is_number and b.is_real else None
+
+
+def _sign_of(f):
+    """(symbol, the sign an assumed bound gives it: positive, nonnegative, negative, nonpositive) for a
+    fact such as ``c > 0`` or ``c >= 1`` about a real symbol of no declared sign (not an integer: index
+    ranges are keyed on those), else None."""
+    got = _bound(f)
+    if got is None:
+        return None
+    a, b, rel = got
+    if not a.is_real or a.is_integer or a.is_nonnegative is not None or a.is_nonpositive is not None:
         return None
     if rel in (">", ">=") and b >= 0:
         return a, "positive" if rel == ">" or b > 0 else "nonnegative"
@@ -610,17 +619,13 @@ def refined_domain(ineqs):
     """Symbol domains narrowed by facts such as `x > 0` (used by inequality proofs)."""
     refined = {}
     for f in ineqs:
-        if f.free:
+        got = _bound(f)
+        if got is None:
             continue
-        lhs, rhs, rel = _as_expr(f.lhs), _as_expr(f.rhs), f.rel
-        if rhs.is_Symbol and lhs.is_number:
-            lhs, rhs = rhs, lhs
-            rel = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}.get(rel, rel)
-        if not (lhs.is_Symbol and rhs.is_number and rhs.is_real):
-            continue
+        lhs, rhs, rel = got
         iv = {">": Iv(rhs, sympy.oo, True, True), ">=": Iv(rhs, sympy.oo, False, True),
-              "<": Iv(-sympy.oo, rhs, True, True), "<=": Iv(-sympy.oo, rhs, True, False)}.get(rel)
-        if iv is not None and (lhs not in refined or refined[lhs] is REALS):
+              "<": Iv(-sympy.oo, rhs, True, True), "<=": Iv(-sympy.oo, rhs, True, False)}[rel]
+        if lhs not in refined or refined[lhs] is REALS:
             refined[lhs] = iv
 
     def domain(s, used):
