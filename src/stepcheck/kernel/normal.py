@@ -24,6 +24,7 @@ membership (``reduce.py``).  No ``simplify()`` anywhere.
 from __future__ import annotations
 
 import itertools
+from functools import lru_cache
 import math
 from dataclasses import dataclass
 
@@ -34,6 +35,7 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
 from . import calculus
 from ..terms.facts import MAX_EXPANSION, Deadline, Decls, IndepFact, KernelLimit, Limits
 from .independence import Independence
+from .reduce import memo
 from .rules import rule
 from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, canon_bound, is_canon_bound
 
@@ -562,26 +564,35 @@ class Normalizer(Independence):
             (inside if f.free_symbols & bsyms else outside).append(f)
         summand = Mul(*inside)
         coeff *= Mul(*outside)
-        # canonical renaming of the bound indices: past every canonical name already in the summand
-        # (a nested sum's own), so that no bound index ever shadows another and substitution
-        # (xreplace) can never capture one
-        inner = [int(x.name[2:]) for x in summand.atoms(Symbol) if is_canon_bound(x) and x.name[2:].isdigit()]
-        first = max(inner, default=0)
-        best = None
-        perms = _orders(summand, keep)
-        for perm in perms:
-            ren = {bd[0]: canon_bound(first + k + 1) for k, bd in enumerate(perm)}
-            s = summand.xreplace(ren)
-            bt = Tuple(*[Tuple(ren[b], lo, hi) for (b, lo, hi) in perm])
-            if len(perms) == 1:
-                best = (None, s, bt)
-                break
-            key = sympy.srepr(s) + sympy.srepr(bt)
-            if best is None or key < best[0]:
-                best = (key, s, bt)
+        s, bt = _canonical(summand, tuple(keep))
         ranges = {(lo, hi) for (_, lo, hi) in keep}
         excl = sorted({f for (lo, hi) in ranges for f in self.known(lo, hi)}, key=sympy.default_sort_key)
-        return coeff * DSum(best[1], best[2], Tuple(*excl))
+        return coeff * DSum(s, bt, Tuple(*excl))
+
+
+@memo
+@lru_cache(maxsize=8192)
+def _canonical(summand, keep: tuple) -> tuple:
+    """The summand with its bound indices ``keep`` renamed canonically, and the renamed bounds (a pure
+    function of its arguments: memoised across index worlds and attempts).
+
+    The bound indices get canonical names past every canonical name already in the summand (a nested
+    sum's own), so that no bound index ever shadows another and substitution (xreplace) can never
+    capture one; among the orders of :func:`_orders`, the least ``srepr`` is chosen."""
+    inner = [int(x.name[2:]) for x in summand.atoms(Symbol) if is_canon_bound(x) and x.name[2:].isdigit()]
+    first = max(inner, default=0)
+    best = None
+    perms = _orders(summand, list(keep))
+    for perm in perms:
+        ren = {bd[0]: canon_bound(first + k + 1) for k, bd in enumerate(perm)}
+        s = summand.xreplace(ren)
+        bt = Tuple(*[Tuple(ren[b], lo, hi) for (b, lo, hi) in perm])
+        if len(perms) == 1:
+            return s, bt
+        key = sympy.srepr(s) + sympy.srepr(bt)
+        if best is None or key < best[0]:
+            best = (key, s, bt)
+    return best[1], best[2]
 
 
 _MARK = (Symbol("_bound_other", integer=True), Symbol("_bound_this", integer=True))

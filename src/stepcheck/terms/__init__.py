@@ -10,8 +10,11 @@
 This package imports only sympy: the kernel, the model finder and the
 printers all sit above it, none below.
 """
+from . import indexed_facts
 from .facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .objects import SD, Cov, DSum, E, Var
+
+indexed_facts.install()
 
 __all__ = ["Deadline", "Decls", "EqFact", "IndepFact", "IneqFact", "KernelLimit", "Limits",
            "SD", "Cov", "DSum", "E", "Var"]
