@@ -175,3 +175,47 @@ def test_a_bound_that_leaves_no_small_negative_integer_still_gets_a_witness():
     assert lk.status == "fails" and "b = -1/2" in lk.counterexample
     lk = _link("let b: real\nassume weak: b > -1\nstep s: sqrt((b + 1)^2) = b + 1   by weak\n")
     assert lk.status != "fails"  # true where b > -1: never refuted
+
+
+@pytest.mark.parametrize("assumes, step, status, uses", [
+    # a bound by another number: the symbol is read as the bound shifted by a positive (nonnegative) offset
+    ("assume weak: b > -1\n", "sqrt((b + 1)^2) = b + 1   by weak", "holds", ["weak"]),
+    ("assume ge3: c >= 3\n", "sqrt((c - 3)^2) = c - 3   by ge3", "holds", ["ge3"]),
+    ("assume up: c < 2\n", "abs(c - 2) = 2 - c   by up", "holds", ["up"]),
+    ("assume gt2: b > -2\n", "log((b + 2)^2) = 2 log(b + 2)   by gt2", "holds", ["gt2"]),
+    ("assume one: c >= 1\n", "sqrt(c^2) = c   by one", "holds", ["one"]),            # the sign, as before
+    # near misses: a bound one short of what the step needs is refuted between the two numbers
+    ("assume gt2: c > 2\n", "sqrt((c - 3)^2) = c - 3   by gt2", "fails", []),
+    ("assume weak: b > -2\n", "sqrt((b + 1)^2) = b + 1   by weak", "fails", []),
+    ("assume up: c < 3\n", "abs(c - 2) = 2 - c   by up", "fails", []),
+    ("assume gt2: b > -2\n", "sqrt(c^2) = c", "fails", []),                            # another symbol
+])
+def test_an_assumed_bound_by_a_number_shifts_the_symbol(assumes, step, status, uses):
+    lk = _link("let c: real\nlet b: real\n" + assumes + f"step s: {step}\n")
+    assert lk.status == status, step
+    assert sorted(u.label for u in lk.uses) == uses, step
+
+
+def test_a_shifted_bound_reads_its_witness_and_residual_in_the_symbol():
+    lk = _link("let b: real\nassume weak: b > -2\nstep s: sqrt((b + 1)^2) = b + 1   by weak\n")
+    assert "b = -3/2" in lk.counterexample and "gap" not in lk.residual and "b" in lk.residual
+    lk = _link("let c: real\nassume lt: c < 2\nstep s: sqrt((c - 1)^2) = c - 1   by lt\n")
+    assert lk.status == "fails" and lk.counterexample.startswith("c = ") and "gap" not in lk.residual
+
+
+def test_a_limits_variable_is_not_shifted():
+    """`b -> oo` binds b: a shifted twin would make the limit's variable an expression."""
+    lk = _link("let b: real\nassume gt2: b > -2\nstep s: limit((b + 2) / b, b -> oo) = 1\n")
+    assert lk.status == "holds"
+    lk = _link("let b: real\nlet x: real\nassume gt2: b > -2\nstep s: diff(b^2 x, b) = 2 b x   by gt2\n")
+    assert lk.status == "holds" and lk.unneeded == ["gt2"]
+
+
+def test_a_trial_that_cannot_take_the_limit_keeps_the_sign_and_minimises_the_rest():
+    """Dropping `pos` leaves exp(-c t) -> 0 undecided (a limit, not the time): pos stays, `big` is dropped,
+    instead of every candidate being listed as if the link's time had run out."""
+    text = ("let c, d: real\nassume pos: c > 0\nassume big: d >= 1\n"
+            "step a: log(c d) = log(c) + log(d)\nstep b: limit(exp(-c t), t -> oo) = 0\n")
+    lk = check_text(text, "t.step").steps[-1].links[0]
+    assert lk.status == "holds" and [u.label for u in lk.uses] == ["pos"]
+    assert "not minimised" not in (lk.message or "")

@@ -7,9 +7,10 @@ the proof fails without it (Mizar's RELPREM idea), then the same for the
 ranges of the free indices.  Each trial after the first proof that holds is
 asked at the unrolling limit that proof needed (``Proof.unroll``).  The result is a sufficient set, minimal with
 respect to dropping any one element; the rules and uses reported are those
-of the proof from exactly that set.  Every proof here is a kernel proof; a
-limit reached while minimising leaves the full proof standing, with all
-candidates listed.
+of the proof from exactly that set.  Every proof here is a kernel proof; the
+link's time running out while minimising leaves the full proof standing, with
+all candidates listed.  A trial that reaches a limit of another kind (a limit
+sympy cannot decide without the sign dropped) is a trial that failed.
 """
 from __future__ import annotations
 
@@ -48,14 +49,14 @@ def _minimise(prover, lhs, rhs, candidates, used, full: Proof, rel, deadline, ra
     for lab in candidates:
         trial = [x for x in used if x != lab]
         p = prover.prove_link(lhs, rhs, trial, rel, deadline, used_ranges, full.unroll)
-        if p.limited or p.inconsistent:
+        if _out_of_time(p, deadline):
             return _unminimised(full, used, ranges, lhs, rhs)
         if p.holds:
             used, final = trial, p
     for rg in ranges:
         trial = [x for x in used_ranges if x != rg]
         p = prover.prove_link(lhs, rhs, used, rel, deadline, trial, full.unroll)
-        if p.limited or p.inconsistent:
+        if _out_of_time(p, deadline):
             return _unminimised(full, used, ranges, lhs, rhs)
         if p.holds:
             used_ranges, final = trial, p
@@ -70,6 +71,13 @@ def _minimise(prover, lhs, rhs, candidates, used, full: Proof, rel, deadline, ra
                 weakest[lab] = w
     signs = _declared_signs(prover, lhs, rhs, used, used_ranges, rel, deadline, final)
     return dataclasses.replace(final, used=list(used), weakest=weakest, signs=signs)
+
+
+def _out_of_time(p: Proof, deadline) -> bool:
+    """A trial that cannot say whether the link holds without the element dropped: the link's time is
+    spent, or the facts left contradict each other.  A limit of another kind (``exp(-c t) -> 0`` undecided
+    once ``c > 0`` is dropped, an expansion too large without a fact) is the trial failing: the element stays."""
+    return p.inconsistent or (p.limited and deadline.remaining() <= 0)
 
 
 def _unminimised(full: Proof, used, ranges, lhs, rhs) -> Proof:

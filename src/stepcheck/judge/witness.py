@@ -13,9 +13,10 @@ from __future__ import annotations
 import itertools
 
 import sympy
-from sympy import Indexed, Integer, Symbol
+from sympy import Indexed, Integer, Rational, Symbol
 
 from ..kernel.normal import _expand
+from ..kernel.prove import number_bound
 from ..kernel.reduce import Inconsistent
 from ..terms.facts import Decls, EqFact, IneqFact, KernelLimit
 from ..terms.objects import SD, Cov, DSum, E, Var, as_expr, is_canon_bound
@@ -49,7 +50,7 @@ class WitnessSearch:
             return (None, res, {}, None) if violated(res) else None
         syms = sorted(res.free_symbols, key=lambda s: (s in self.decls.index_ranges, s.name))
         if 0 < len(syms) <= 3:
-            for sub in self._trial_assignments(syms):
+            for sub in self._trial_assignments(syms, candidates):
                 try:
                     v = res.xreplace(sub)
                 except (ZeroDivisionError, ValueError):
@@ -138,8 +139,16 @@ class WitnessSearch:
                 return False
         return True
 
-    def _trial_assignments(self, syms):
-        """Small admissible values: indices inside their declared (concrete) ranges."""
+    def _trial_assignments(self, syms, candidates=()):
+        """Small admissible values: indices inside their declared (concrete) ranges; a real of no sign also
+        takes the values 1/2 either side of each number an assumed bound among ``candidates`` puts on it
+        (``b > -2``: -5/2 and -3/2), after the usual ones, so that earlier witnesses are found first."""
+        near: dict = {}
+        for lab in candidates:
+            for f in self.facts[lab]:
+                got = number_bound(f)
+                if got is not None:
+                    near.setdefault(got[0], []).extend((got[1] - Rational(1, 2), got[1] + Rational(1, 2)))
         def rec(k, sub):
             if k == len(syms):
                 yield dict(sub)
@@ -152,6 +161,8 @@ class WitnessSearch:
                 vals = [Integer(v) for v in range(int(lo), min(int(hi), int(lo) + 3) + 1)]
             else:
                 vals = _trial_values(s)
+                vals = vals + [v for v in dict.fromkeys(near.get(s, ())) if v not in vals and not s.is_integer
+                               and s.is_nonnegative is None and s.is_nonpositive is None]
             for v in vals:
                 sub[s] = v
                 yield from rec(k + 1, sub)

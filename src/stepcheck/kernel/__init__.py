@@ -10,9 +10,9 @@ sympy and :mod:`stepcheck.terms`; it does no I/O.
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from ..terms.objects import SD, Cov, DSum, E, Var
 from .consistency import Contradiction, check_consistency
-from .prove import LinkProver, Proof, free_indices
+from .prove import LinkProver, Proof, free_indices, number_bound
 from .reduce import clear_caches
 from .rules import RULES, Rule
 
 __all__ = ["Deadline", "Decls", "EqFact", "IndepFact", "IneqFact", "KernelLimit", "Limits", "E", "Var", "Cov", "SD",
-           "DSum", "LinkProver", "Proof", "check_consistency", "Contradiction", "free_indices", "clear_caches", "RULES", "Rule"]
+           "DSum", "LinkProver", "Proof", "check_consistency", "Contradiction", "free_indices", "number_bound", "clear_caches", "RULES", "Rule"]

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -23,6 +22,7 @@ from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import UNROLL, UNROLL_FIRST, Normalizer, Term, Trace, _expand
 from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
+from .twins import Twinned, binds, number_bound, read_back, twin_of
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 
 
@@ -476,17 +476,21 @@ class LinkProver:
             nz.enclosing, nz.reducer, nz.trace = saved, saved_reducer, saved_trace
         return out
 
-    def _twins(self, labels) -> dict:
-        """{c: c as a positive real} for each real symbol of no declared sign that an assumed bound among
-        the facts of ``labels`` signs (``assume pos: c > 0``): sympy then reads the sign as it does a
-        declared one (``log(c^2) = 2 log(c)``, ``sqrt(c^2) = c``).  Sound under those facts, which the
-        proof lists as used; attribution drops them only where the proof holds without."""
+    def _twins(self, labels, link=()) -> dict:
+        """{c: its twin} for each real symbol of no declared sign that an assumed bound among the facts of
+        ``labels`` bounds by a number: ``c > 0`` makes the twin c as a positive real, ``c > -1`` makes it
+        ``-1 + t`` for a positive t (``c < 2``: ``2 - t``).  sympy then reads the sign as it does a declared
+        one (``log(c^2) = 2 log(c)``, ``sqrt(c^2) = c``, ``sqrt((c + 1)^2) = c + 1``).  Sound under those
+        facts, which the proof lists as used (every c above the bound is ``-1 + t`` for one t > 0);
+        attribution drops them only where the proof holds without.  A symbol bound inside ``link`` (a
+        limit's or a derivative's variable) gets no shifted twin: it is not a value there."""
         out: dict = {}
         for lab in labels:
             for f in self.facts[lab]:
-                got = _sign_of(f)
-                if got is not None and got[0] not in out:
-                    out[got[0]] = sympy.Symbol(got[0].name, real=True, **{got[1]: True})
+                got = twin_of(f)
+                if got is not None and got[0] not in out and (
+                        got[1].is_Symbol or not any(binds(x, got[0]) for x in link)):
+                    out[got[0]] = got[1]
         return out
 
     def _twin_prover(self, twins: dict) -> "LinkProver":
@@ -494,7 +498,7 @@ class LinkProver:
         key = frozenset(twins.items())
         got = self._twin_provers.get(key)
         if got is None:
-            got = self._twin_provers[key] = LinkProver(self.decls, _Twinned(self.facts, twins), self.limits)
+            got = self._twin_provers[key] = LinkProver(self.decls, Twinned(self.facts, twins), self.limits)
         return got
 
     @staticmethod
@@ -529,12 +533,12 @@ class LinkProver:
         deadline = deadline or Deadline(self.limits.seconds)
         if ranges is None:
             ranges = free_indices([lhs, rhs], self.decls)
-        twins = self._twins(candidates)
+        twins = self._twins(candidates, (lhs, rhs))
         if twins:  # proved with the signed twins, read back in the link's own symbols
-            back = {v: k for k, v in twins.items()}
+            back = read_back(twins)
             p = self._twin_prover(twins).prove_link(lhs.xreplace(twins), rhs.xreplace(twins), candidates, rel,
                                                     deadline, ranges, unroll)
-            return dataclasses.replace(p, residual=None if p.residual is None else p.residual.xreplace(back),
+            return dataclasses.replace(p, residual=None if p.residual is None else _expand(p.residual.xreplace(back)),
                                        signs=[x for x in p.signs if x not in back])
         try:
             with bounded_by(deadline):
@@ -559,67 +563,11 @@ class LinkProver:
                      indep_forms={lab: frozenset(f) for lab, f in a.trace.indep.items()}, unroll=a.unroll)
 
 
-class _Twinned(Mapping):
-    """A fact table read through ``twins`` (each label's facts rewritten once, when first asked: the
-    checker adds the facts of later statements to the table it shares)."""
-
-    def __init__(self, facts, twins: dict):
-        self.facts, self.twins, self.done = facts, twins, {}
-
-    def __getitem__(self, lab):
-        if lab not in self.done:
-            self.done[lab] = [self._put(f) for f in self.facts[lab]]
-        return self.done[lab]
-
-    def _put(self, f):
-        if isinstance(f, (EqFact, IneqFact)):
-            return dataclasses.replace(f, lhs=_as_expr(f.lhs).xreplace(self.twins),
-                                       rhs=_as_expr(f.rhs).xreplace(self.twins))
-        return f
-
-    def __iter__(self):
-        return iter(self.facts)
-
-    def __len__(self):
-        return len(self.facts)
-
-
-_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
-
-
-def _bound(f):
-    """(symbol, number, relation) of a fact bounding one symbol by a real number (``c > 0``, ``1 <= c``
-    read as ``c >= 1``), else None."""
-    if not isinstance(f, IneqFact) or f.free or f.rel not in _FLIP:
-        return None
-    a, b, rel = _as_expr(f.lhs), _as_expr(f.rhs), f.rel
-    if a.is_number and b.is_Symbol:
-        a, b, rel = b, a, _FLIP[rel]
-    return (a, b, rel) if a.is_Symbol and b.is_number and b.is_real else None
-
-
-def _sign_of(f):
-    """(symbol, the sign an assumed bound gives it: positive, nonnegative, negative, nonpositive) for a
-    fact such as ``c > 0`` or ``c >= 1`` about a real symbol of no declared sign (not an integer: index
-    ranges are keyed on those), else None."""
-    got = _bound(f)
-    if got is None:
-        return None
-    a, b, rel = got
-    if not a.is_real or a.is_integer or a.is_nonnegative is not None or a.is_nonpositive is not None:
-        return None
-    if rel in (">", ">=") and b >= 0:
-        return a, "positive" if rel == ">" or b > 0 else "nonnegative"
-    if rel in ("<", "<=") and b <= 0:
-        return a, "negative" if rel == "<" or b < 0 else "nonpositive"
-    return None
-
-
 def refined_domain(ineqs):
     """Symbol domains narrowed by facts such as `x > 0` (used by inequality proofs)."""
     refined = {}
     for f in ineqs:
-        got = _bound(f)
+        got = number_bound(f)
         if got is None:
             continue
         lhs, rhs, rel = got

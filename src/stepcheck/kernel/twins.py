@@ -1,0 +1,108 @@
+"""Twins: a real symbol of no declared sign read through an assumed bound by a number.
+
+``assume pos: c > 0`` makes c a positive real for the proof (sympy then reads
+``sqrt(c^2) = c`` and ``log(c^2) = 2 log(c)`` as it does for a declared sign);
+``assume weak: c > -1`` makes it ``-1 + t`` for a positive t.  The prover proves
+the link and reads every fact through the twins (:class:`Twinned`), and reads
+the residual back in the link's own symbols (:func:`read_back`).
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+import sympy
+
+from ..terms.facts import EqFact, IneqFact
+from ..terms.objects import Extremum, as_expr
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def number_bound(f):
+    """(symbol, number, relation) of a fact bounding one symbol by a real number (``c > 0``, ``1 <= c``
+    read as ``c >= 1``), else None."""
+    if not isinstance(f, IneqFact) or f.free or f.rel not in _FLIP:
+        return None
+    a, b, rel = as_expr(f.lhs), as_expr(f.rhs), f.rel
+    if a.is_number and b.is_Symbol:
+        a, b, rel = b, a, _FLIP[rel]
+    return (a, b, rel) if a.is_Symbol and b.is_number and b.is_real else None
+
+
+def _unsigned_real(a) -> bool:
+    """A real symbol of no declared sign, not an integer (index ranges are keyed on those)."""
+    return bool(a.is_real) and not a.is_integer and a.is_nonnegative is None and a.is_nonpositive is None
+
+
+_SHIFTS: dict = {}  # (symbol, bound, relation) -> its positive (nonnegative) offset: one symbol per bound
+
+
+def twin_of(f):
+    """(symbol, its twin) for an assumed bound by a number on a real symbol of no declared sign: a signed
+    symbol of the same name for a bound at 0 (``c > 0``), else the bound shifted by a fresh positive
+    (nonnegative) symbol (``c > -1``: ``-1 + t``; ``c >= 3``: ``3 + t``, t >= 0; ``c <= 2``: ``2 - t``),
+    which also gives the sign where there is one."""
+    got = number_bound(f)
+    if got is None or not _unsigned_real(got[0]):
+        return None
+    a, b, rel = got
+    strict = rel in ("<", ">")
+    if b == 0:
+        up = rel in (">", ">=")
+        sign = ("positive" if strict else "nonnegative") if up else ("negative" if strict else "nonpositive")
+        return a, sympy.Symbol(a.name, real=True, **{sign: True})
+    key = (a, b, rel)
+    if key not in _SHIFTS:
+        _SHIFTS[key] = sympy.Dummy(f"{a.name}_gap", **{"positive" if strict else "nonnegative": True})
+    t = _SHIFTS[key]
+    return a, (b + t if rel in (">", ">=") else b - t)
+
+
+def read_back(twins: dict) -> dict:
+    """The substitution that reads a twin's symbol as the link's own: c for a signed twin, c - b (b - c)
+    for the offset t of ``b + t`` (``b - t``)."""
+    back = {}
+    for a, tw in twins.items():
+        if tw.is_Symbol:
+            back[tw] = a
+        else:
+            (t,) = tw.free_symbols
+            back[t] = a - (tw - t) if tw.coeff(t) == 1 else (tw + t) - a
+    return back
+
+
+def binds(x, s) -> bool:
+    """Does ``s`` occur in ``x`` as the variable of a limit, a derivative or an extremum?  (A real symbol is
+    never a sum's index: those are integers.)"""
+    for node in sympy.preorder_traversal(x):
+        if isinstance(node, sympy.Derivative) and s in node.variables:
+            return True
+        if isinstance(node, (sympy.Limit, Extremum)) and node.args[1] == s:
+            return True
+    return False
+
+
+class Twinned(Mapping):
+    """A fact table read through ``twins`` (each label's facts rewritten once, when first asked: the
+    checker adds the facts of later statements to the table it shares)."""
+
+    def __init__(self, facts, twins: dict):
+        self.facts, self.twins, self.done = facts, twins, {}
+
+    def __getitem__(self, lab):
+        if lab not in self.done:
+            self.done[lab] = [self._put(f) for f in self.facts[lab]]
+        return self.done[lab]
+
+    def _put(self, f):
+        if isinstance(f, (EqFact, IneqFact)):
+            return dataclasses.replace(f, lhs=as_expr(f.lhs).xreplace(self.twins),
+                                       rhs=as_expr(f.rhs).xreplace(self.twins))
+        return f
+
+    def __iter__(self):
+        return iter(self.facts)
+
+    def __len__(self):
+        return len(self.facts)
