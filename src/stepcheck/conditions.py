@@ -19,6 +19,29 @@ from .terms.objects import SD, Cov, E, Var
 DEFINED = "defined"
 
 
+class NoRealValue(Exception):
+    """Raised by :meth:`DomainConditions.need` where ``x REL 0`` holds for no admissible value (``sqrt(-4)``,
+    ``log(-1)``, ``sqrt(-c)`` for a declared positive c): the expression has no real value at all; the
+    elaborator reports it at the smallest expression being read (:meth:`Elaborator.mexpr`)."""
+
+    def __init__(self, x, rel: str):
+        super().__init__(x, rel)
+        self.x, self.rel = x, rel
+
+
+_FAILS = {">=": "is_extended_negative", ">": "is_extended_nonpositive", "!=": "is_zero"}
+
+
+def _never(x, rel: str) -> bool:
+    """Does sympy know ``x REL 0`` false for every value of the declared names (their declared signs)?
+    A number that is not real fails every relation (``sqrt(-1) >= 0``)."""
+    if rel not in _FAILS:
+        return False
+    if x.is_number and x.is_extended_real is False:
+        return True
+    return getattr(x, _FAILS[rel]) is True
+
+
 class DomainConditions:
     def need(self, x, rel: str):
         """Record that the expression being read is defined (real) only where ``x REL 0``.
@@ -29,6 +52,8 @@ class DomainConditions:
         random quantities or on a bound variable (a summation index, a limit's
         variable) are recorded as guards (:meth:`_guard`), not shown.
         """
+        if _never(x, rel):
+            raise NoRealValue(x, rel)
         if x.is_number:
             return
         bound = {v for fr in self.bound for v in fr.values()}

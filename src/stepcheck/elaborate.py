@@ -18,8 +18,9 @@ from . import syntax as S
 from .errors import Span, closest, error
 from .literals import number
 from .terms.functions import FUNCTIONS
-from .conditions import DEFINED, DomainConditions
+from .conditions import DEFINED, DomainConditions, NoRealValue
 from .terms.objects import SD, Cov, E, Var
+from .terms.printer import show
 
 MAX_EXPONENT = 1000  # a numeric exponent larger than this is refused
 
@@ -37,6 +38,9 @@ CONSTANTS = {"pi": sympy.pi, "π": sympy.pi, "oo": sympy.oo, "∞": sympy.oo}
 ARITY = {"E": 1, "Var": 1, "SD": 1, "Cov": 2,
          **{f.name: f.arity for f in FUNCTIONS.values() if f.fixed_arity is not None}}
 NOT_YET: dict = {}  # function -> what it is, for functions not supported yet
+
+
+_REL_SHOWN = {">=": "≥", ">": ">", "!=": "≠"}
 
 
 @dataclass
@@ -200,7 +204,14 @@ class Elaborator(DomainConditions):
         m = getattr(self, "e_" + type(node).__name__, None)
         if m is None:
             raise error("this kind of expression is not supported here", node.span, code="E-unsupported")
-        out = m(node)
+        try:
+            out = m(node)
+        except NoRealValue as e:
+            raise error("this expression has no real value", node.span,
+                        f"needs {show(e.x)} {_REL_SHOWN[e.rel]} 0, which holds for no admissible value",
+                        notes=["the language's expressions are real-valued: a square root of a negative number, "
+                               "the logarithm of a number ≤ 0, and what is built from them, have no value"],
+                        code="E-undefined") from None
         if not isinstance(out, M.Mat) and out.has(sympy.zoo, sympy.nan):
             if out.has(sympy.nan) and not out.has(sympy.zoo):  # 0 * oo, oo - oo
                 raise error("this expression has no value", node.span, "∞·0 or ∞ − ∞", code="E-undefined")
@@ -229,8 +240,8 @@ class Elaborator(DomainConditions):
         if name in self.scope.matrices:
             decl = self.scope.matrices[name]
             for iv, dim in zip(idx, (decl.rows, decl.cols)):  # Q_{2, 1} of an n × d matrix exists where n ≥ 2
-                if iv.is_Integer and not (dim - iv).is_nonnegative:
-                    self.need(dim - iv, ">=")
+                if iv.is_Integer and not (dim - iv).is_nonnegative and not (dim - iv).is_number:
+                    self.need(dim - iv, ">=")  # a number past the dimension: E-range, below
             return M.entry(M.matrix_symbol(decl), idx, node.span, [n.span for n in node.indices])
         if name in ("δ", "delta") and len(idx) == 2:
             return KroneckerDelta(*idx)
@@ -334,7 +345,11 @@ class Elaborator(DomainConditions):
             if f == "log" and n == 2:  # log(x, b) = log(x) / log(b): a positive base other than 1
                 self.need(args[1], ">")
                 self.need(sympy.log(args[1]), "!=")
-            return row.build(*args)
+            try:
+                return row.build(*args)
+            except (TypeError, ValueError) as e:  # sympy's max of values it cannot order
+                raise error(f"`{f}` cannot be taken of these arguments", node.span, "no value",
+                            notes=[f"sympy: {e}"], code="E-undefined") from None
         if f == "softmax":
             if n == 1 and isinstance(args[0], sympy.MatrixBase):
                 ex = [sympy.exp(x) for x in args[0]]

@@ -34,7 +34,7 @@ from sympy import Integer, Rational
 
 from . import syntax as S
 from .distributions import lookup
-from .elaborate import Elaborator
+from .elaborate import DEFINED, Elaborator
 from .errors import Diagnostic, Span, error
 from .compare import Comparison, decide, huge, written_tolerance
 from .judge import EXACT, settle, settle_step
@@ -44,6 +44,7 @@ from .kernel import IndepFact
 from .models import ranges
 from .options import DEFAULT_TIMEOUT
 from .terms.objects import SD, Cov, E, FamilyExtremum, Var
+from .terms.printer import show
 from .terms.probability import Prob
 from .results import FAILS, HOLDS, UNKNOWN, LinkResult, StepResult, Use
 
@@ -413,10 +414,51 @@ def _evaluate(state, node, bindings=None, limit=None):
     """(exact value, Values) of an expression node; NumericUnknown for what cannot be computed."""
     el = elaborator(state, bindings)
     v = el.expr(node)
+    _defined(state, el.conditions, node, limit)
     vals = Values(state, limit)
     if isinstance(v, sympy.MatrixBase):
         return sympy.ImmutableMatrix([vals.value(a) for a in v]), vals
     return vals.value(v), vals
+
+
+def _defined(state, conditions, node, limit):
+    """Raise an error where a guard the elaborator recorded has no real value: ``sqrt(W)`` with
+    ``W ~ Uniform(-1, 1)`` gives the guard ``E[sqrt(W)]``, not real, so ``E[sqrt(W)^2]`` (which sympy wrote
+    ``E[W]``) has no value.  A guard whose value cannot be computed here leaves the claim as it was."""
+    for g, rel in conditions:
+        if rel != DEFINED:
+            continue
+        try:
+            gv = Values(state, limit).value(g)
+        except (NumericUnknown, ArithmeticError, TypeError, ValueError, NotImplementedError):
+            gv = _guard_probability(state, g, limit)
+        if gv is not None and gv.is_number and gv.is_extended_real is False:
+            raise error("this expression has no real value for some outcomes", node.span,
+                        "not defined with positive probability",
+                        notes=[f"{show(g.args[0] if isinstance(g, E) else g)} has no real value on outcomes of "
+                               "positive probability (a square root of a negative value, a logarithm of a value "
+                               "≤ 0, a division by 0)"], code="E-undefined")
+
+
+def _guard_probability(state, g, limit):
+    """For a guard ``E[sqrt(x)]`` (``E[log(x)]``, ``E[1/x]``) whose value has no closed form here (a
+    continuous x): ``I`` when P(x ≥ 0) (P(x > 0), P(x ≠ 0)) is provably below 1, else None."""
+    if not isinstance(g, E):
+        return None
+    h = g.args[0]
+    if isinstance(h, sympy.log):
+        event = sympy.Gt(h.args[0], 0)
+    elif isinstance(h, sympy.Pow) and h.exp == Rational(1, 2):
+        event = sympy.Ge(h.base, 0)
+    elif isinstance(h, sympy.Pow) and h.exp == -1:
+        event = sympy.Ne(h.base, 0)
+    else:
+        return None
+    try:
+        p = Values(state, limit).prob(event)
+    except (NumericUnknown, ArithmeticError, TypeError, ValueError, NotImplementedError):
+        return None
+    return sympy.I if p.is_number and sign(p - 1) == -1 else None
 
 
 def _printable(x):

@@ -1,0 +1,69 @@
+"""The language's expressions are real-valued: an expression with no real value is an input error, never a
+verdict (sympy computes sqrt(-4) sqrt(-9) = -6 through complex numbers, and writes sqrt(W)^2 as W)."""
+import pytest
+
+from stepcheck.checker import check_text
+
+
+def _codes(rep):
+    return {d.code for d in rep.diagnostics} | {d.code for s in rep.steps for lk in s.links for d in lk.diagnostics}
+
+
+def _status(rep):
+    return [lk.status for s in rep.steps for lk in s.links]
+
+
+@pytest.mark.parametrize("text", [
+    "step s: sqrt(-4) sqrt(-9) = -6\n",
+    "check c: sqrt(-2)^2 + 3 = 1\n",
+    "step s: exp(log(-3)) = -3\n",
+    "check c: exp(2 log(-3)) = 9\n",
+    "let c: positive real\nstep s: sqrt(-c) sqrt(-c) = -c\n",
+    "let x: real\nstep s: sqrt(-1 - x^2)^2 = -1 - x^2\n",
+    "let c: positive real\nstep s: log(-c) - log(-c) = 0\n",
+    "check q: max(1, sqrt(-1)) = 1\n",                 # was a traceback (sympy cannot order I)
+    "step m: min(log(-1), 0) = 0\n",
+    "let x: real\nstep m: max(x, sqrt(-1 - x^2)) = x\n",
+])
+def test_an_expression_with_no_real_value_is_an_error(text):
+    rep = check_text(text, "t.step")
+    assert "E-undefined" in _codes(rep), text
+    assert "holds" not in _status(rep), text
+
+
+@pytest.mark.parametrize("text", [
+    "step s: sqrt(4) = 2\n",
+    "step s: log(1) = 0\n",
+    "step s: sqrt(0) = 0\n",
+    "let c: positive real\nstep s: sqrt(c)^2 = c\n",
+    "let c: real\nstep s: sqrt(-c)^2 = -c\n",          # defined where c ≤ 0: a condition, not an error
+    "let c: positive real\nstep s: log(c) - log(c) = 0\n",
+    "let x: real\nstep s: sqrt(1 + x^2)^2 = 1 + x^2\n",
+])
+def test_an_expression_defined_somewhere_is_checked(text):
+    rep = check_text(text, "t.step")
+    assert "E-undefined" not in _codes(rep), text
+    assert _status(rep) == ["holds"], text
+
+
+@pytest.mark.parametrize("law, claim", [
+    ("Uniform(-1, 1)", "E[sqrt(W)^2] = 0"),
+    ("Uniform(-1, 1)", "P(sqrt(W)^2 < 0) = 1/2"),
+    ("Rademacher", "P(log(W) < 1) = 1"),              # was a traceback (sympy cannot order i·π)
+    ("Rademacher", "E[sqrt(W)^2] = 0"),
+])
+def test_a_numeric_claim_undefined_with_positive_probability_is_an_error(law, claim):
+    rep = check_text(f"random W ~ {law}\ncheck c: {claim}\n", "t.step")
+    assert "E-undefined" in _codes(rep), claim
+    assert "holds" not in _status(rep), claim
+
+
+@pytest.mark.parametrize("law, claim", [
+    ("Uniform(0, 1)", "E[sqrt(W)^2] = 1/2"),
+    ("Bernoulli(1/2)", "E[sqrt(W)] = 1/2"),
+    ("Bernoulli(1/2)", "E[1 / (W + 1)] = 3/4"),
+])
+def test_a_numeric_claim_defined_almost_surely_is_checked(law, claim):
+    rep = check_text(f"random W ~ {law}\ncheck c: {claim}\n", "t.step")
+    assert "E-undefined" not in _codes(rep), claim
+    assert _status(rep) == ["holds"], claim
