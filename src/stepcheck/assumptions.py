@@ -55,7 +55,7 @@ def consistency(checker, new_label: str | None = None):
         checker.rep.diagnostics.append(Diagnostic(
             "error", "contradictory assumptions: " + ", ".join(f"`{b}`" for b in bad), first,
             "these facts cannot all hold",
-            notes=[f"no distribution satisfies them: {bad.reason}",
+            notes=[f"nothing satisfies them: {bad.reason}",
                    "from contradictory facts every claim would follow; no step is counted as verified from them"],
             help="fix the values (a variance cannot be negative; one quantity cannot have two values)",
             code="E-inconsistent"))

@@ -12,7 +12,10 @@ of contradiction are seen:
   so ``E[X^4] >= E[X^2]^2`` too), and Cauchy--Schwarz, ``Cov(g, h)^2 <=
   Var(g) Var(h)`` and ``E[g h]^2 <= E[g^2] E[h^2]``, for every pair; for
   three or more, a covariance (or second-moment) matrix the facts fix as
-  numbers must be positive semidefinite.
+  numbers must be positive semidefinite;
+* **bounds** by numbers on one symbol that leave it no value (``x > 1`` and
+  ``x < 0``; ``c < 0`` for a declared positive c), and for a random symbol
+  (bounded almost surely) a mean the equations fix outside its bounds.
 
 Only a *number* (or an expression sympy proves negative from declared
 signs) below zero counts: a bound that stays symbolic is no contradiction.
@@ -29,6 +32,7 @@ from ..terms.objects import SD, Cov, DSum, E, Var, as_expr
 from ..terms.printer import show
 from .normal import Normalizer, _expand
 from .reduce import Inconsistent, basis_of, reduce_modulo
+from .twins import number_bound
 
 MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
 MAX_PAIRS_OF = 10
@@ -238,6 +242,9 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
         culprit = _minimal(owners, lambda keep: _unit([p for p, o in zip(polys, owners) if o in keep]))
         culprit += [lab for lab in _independence_used(decls, facts, labels, culprit, limits) if lab not in culprit]
         return Contradiction(culprit, "these equations have no common solution")
+    found = _bounds_contradicted(nz, decls, facts, labels, polys, owners)
+    if found is not None:
+        return found
     quantities = _quantities(nz, [x for _, x in exprs])
     # a quantity's normal form depends on the independence facts only: kept across checks, as the facts' are
     forms = cache.setdefault(("quantities", ikey), {})
@@ -251,6 +258,76 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
         return _contradicted(nz, qs, kept, forms) is not None
 
     return Contradiction(_minimal(owners, still), why)
+
+
+_SIGNS = (("is_positive", 0, True, None), ("is_nonnegative", 0, False, None),
+          ("is_negative", None, None, 0), ("is_nonpositive", None, None, 0))
+
+
+def _interval(s, bounds) -> tuple:
+    """(lower end, strict, its label, upper end, strict, its label) of the values ``bounds`` (label, number,
+    relation) and the declared sign of ``s`` leave; an end is None where there is none, a label None where
+    the declaration gives it."""
+    lo = hi = None
+    lo_strict = hi_strict = False
+    lo_lab = hi_lab = None
+    for attr, low, strict, high in _SIGNS:
+        if getattr(s, attr) is True:
+            if low is not None and lo is None:
+                lo, lo_strict = sympy.Integer(low), strict
+            if high is not None and hi is None:
+                hi, hi_strict = sympy.Integer(high), attr == "is_negative"
+    for lab, b, rel in bounds:
+        if rel in (">", ">=") and (lo is None or b > lo or (b == lo and rel == ">" and not lo_strict)):
+            lo, lo_strict, lo_lab = b, rel == ">", lab
+        if rel in ("<", "<=") and (hi is None or b < hi or (b == hi and rel == "<" and not hi_strict)):
+            hi, hi_strict, hi_lab = b, rel == "<", lab
+    return lo, lo_strict, lo_lab, hi, hi_strict, hi_lab
+
+
+def _empty(lo, lo_strict, hi, hi_strict) -> bool:
+    return lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_strict or hi_strict)))
+
+
+def _side(s, end, strict, lab, low: bool) -> str:
+    rel = (">" if strict else "≥") if low else ("<" if strict else "≤")
+    return f"`{lab}` gives {s} {rel} {end}" if lab else f"{s} is declared {'positive' if strict else 'nonnegative'}" \
+        if low else f"{s} is declared {'negative' if strict else 'nonpositive'}"
+
+
+def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
+    """Assumed bounds by numbers on one symbol that leave it no value (``x > 1`` and ``x < 0``; ``c < 0`` for a
+    declared positive c), or, for a random symbol (bounded almost surely), a mean the equations fix outside
+    them (``X > 0`` and ``E[X] = -1``: a variable above 0 almost surely has a mean above 0)."""
+    bounds: dict = {}
+    for lab in labels:
+        for f in facts[lab]:
+            got = number_bound(f)
+            if got is not None and got[1].is_Rational:
+                bounds.setdefault(got[0], []).append((lab, got[1], got[2]))
+    for s, bs in bounds.items():
+        lo, los, lol, hi, his, hil = _interval(s, bs)
+        if _empty(lo, los, hi, his):
+            return Contradiction([lab for lab in (lol, hil) if lab],
+                                 f"no value of {s} satisfies both: {_side(s, lo, los, lol, True)}, "
+                                 f"{_side(s, hi, his, hil, False)}")
+        if s not in decls.random_symbols:
+            continue
+
+        def mean_outside(keep, s=s, bs=bs):
+            lo, los, _, hi, his, _ = _interval(s, [b for b in bs if b[0] in keep])
+            try:
+                m = reduce_modulo(nz.expr(E(s)), [p for p, o in zip(polys, owners) if o in keep])
+            except KernelLimit:
+                return False
+            return m.is_Rational and ((lo is not None and (m < lo or (m == lo and los)))
+                                      or (hi is not None and (m > hi or (m == hi and his))))
+
+        if mean_outside(set(labels)):
+            culprit = _minimal([b[0] for b in bs] + owners, mean_outside)
+            return Contradiction(culprit, f"a random variable bounded almost surely has its mean within the same "
+                                          f"bounds, but these assumptions put E[{s}] outside them")
+    return None
 
 
 def _independence_used(decls, facts, labels, culprit, limits) -> list:
