@@ -67,3 +67,32 @@ def test_a_numeric_claim_defined_almost_surely_is_checked(law, claim):
     rep = check_text(f"random W ~ {law}\ncheck c: {claim}\n", "t.step")
     assert "E-undefined" not in _codes(rep), claim
     assert _status(rep) == ["holds"], claim
+
+
+@pytest.mark.parametrize("text", [
+    "let x: real\nstep s: max(exp(2 log(x)), x in [-3, 1]) = 9\n",    # sympy: x^2, whose max on [-3, 1] is 9
+    "let x: real\nstep s: argmax(exp(2 log(x)), x in [-3, 1]) = -3\n",
+    "let x: real\nstep s: min(sqrt(x)^2, x in [-2, 1]) = -2\n",
+    "let x: real\nstep s: max(1 / (x - 2), x in [0, 3]) = 1\n",
+    "step s: limit(exp(2 log(t)), t -> -1) = 1\n",
+    "step s: limit(log(t), t -> -oo) = oo\n",
+])
+def test_an_extremum_or_a_limit_where_the_expression_has_no_value_is_an_error(text):
+    rep = check_text(text, "t.step")
+    assert "E-undefined" in _codes(rep), text
+    assert "holds" not in _status(rep), text
+
+
+@pytest.mark.parametrize("text", [
+    "let x: real\nstep s: max(log(x), x in [1, 3]) = log(3)\n",
+    "let x: real\nstep s: max(sqrt(x), x in [0, 4]) = 2\n",
+    "let x: real\nstep s: max(1 / x, x in [1, 2]) = 1\n",
+    "step s: limit(sqrt(t), t -> 0+) = 0\n",
+    "step s: limit(t log(t), t -> 0+) = 0\n",
+    "step s: limit(exp(-t), t -> oo) = 0\n",
+    "step s: limit(log(t) / t, t -> oo) = 0\n",
+])
+def test_an_extremum_or_a_limit_where_it_is_defined_is_checked(text):
+    rep = check_text(text, "t.step")
+    assert "E-undefined" not in _codes(rep), text
+    assert _status(rep) == ["holds"], text

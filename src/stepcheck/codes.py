@@ -271,13 +271,20 @@ _TABLE = (
         trigger="not reachable from a `.step` file (the grammar accepts only well-formed numbers)",
     ),
     Code(
-        "E-undefined", "error", "expressions", "division by zero, or a limit that cancels out",
+        "E-undefined", "error", "expressions", "no value: division by zero, no real value, a limit that cancels out",
         "An expression divides by something that is exactly zero once it is read (`x / 0`, `1 / (2 - 2)`), "
-        "so it has no value. Or an operation makes a limit disappear before its value is known "
+        "so it has no value. Or it has no real value anywhere: a square root of a negative number, the "
+        "logarithm of a number ≤ 0 (`sqrt(-4) sqrt(-9)`, which sympy computes as −6 through complex numbers; "
+        "`sqrt(-c)` for a declared positive `c`); in a `check`, such a value with positive probability "
+        "(`E[sqrt(W)^2]` for `W ~ Uniform(-1, 1)`). Or `max`/`min` is taken over an interval where the "
+        "expression is not defined everywhere (`max(log(x), x in [-3, 1])`), or a limit is taken where the "
+        "expression has no value near the point (`limit(log(t), t -> -1)`). Or an operation makes a limit "
+        "disappear before its value is known "
         "(`0 * limit(t, t -> oo)`, `L - L` for a defined limit `L`): if the limit is infinite, ∞·0 and ∞ − ∞ "
         "have no value, although sympy would write 0.",
         "Correct the expression. If the denominator is zero only for some values, declare what keeps it away "
-        "from zero (`let c: positive real`) or state it as an assumption. For a limit, prove its value in a "
+        "from zero (`let c: positive real`) or state it as an assumption. Take an extremum over an interval "
+        "where the expression is defined. For a limit, prove its value in a "
         "step of its own and compute with that value.",
         example="let x: real\nstep s: x / 0 = 0\n",
     ),
@@ -324,8 +331,10 @@ _TABLE = (
     Code(
         "E-inconsistent", "error", "assumptions", "contradictory assumptions",
         "The assumptions of the file cannot all hold at once: one quantity is given two values "
-        "(`Var(X) = 1` and `Var(X) = 2`), or a variance, a standard deviation or an even moment is set to a "
-        "negative number. From "
+        "(`Var(X) = 1` and `Var(X) = 2`), a variance, a standard deviation or an even moment is set to a "
+        "negative number, bounds by numbers leave a name no value (`x > 1` and `x < 0`, or `c < 0` for a "
+        "declared positive `c`), or a random variable bounded almost surely is given a mean outside its "
+        "bounds (`X > 0` and `E[X] = -1`). From "
         "contradictory facts every claim would follow, so no step is counted as verified from them. The "
         "caret points at the first assumption of the contradictory group, and the title names them all.",
         "Correct the values, or drop one of the assumptions. Remember that a variance cannot be negative and "

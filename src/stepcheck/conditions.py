@@ -14,6 +14,7 @@ from sympy import Symbol
 
 from .errors import error
 from .terms.objects import SD, Cov, E, Var
+from .terms.printer import show
 
 #: the relation of a guard (see :meth:`DomainConditions._guard`): the expression must have a real value
 DEFINED = "defined"
@@ -29,6 +30,19 @@ class NoRealValue(Exception):
         self.x, self.rel = x, rel
 
 
+def _set_text(st) -> str:
+    """(0, 1], [0, 2) ∪ (2, 3], {-1, 1}: a set of reals as a reader writes it."""
+    if isinstance(st, sympy.Interval):
+        return f"{'(' if st.left_open else '['}{show(st.start)}, {show(st.end)}{')' if st.right_open else ']'}"
+    if isinstance(st, sympy.Union):
+        return " ∪ ".join(_set_text(a) for a in st.args)
+    if isinstance(st, sympy.FiniteSet):
+        return "{" + ", ".join(show(a) for a in st.args) + "}"
+    return show(st)
+
+
+_RELATION = {">=": sympy.Ge, ">": sympy.Gt, "!=": sympy.Ne}
+_SHOWN = {">=": "≥", ">": ">", "!=": "≠"}
 _FAILS = {">=": "is_extended_negative", ">": "is_extended_nonpositive", "!=": "is_zero"}
 
 
@@ -54,6 +68,9 @@ class DomainConditions:
         """
         if _never(x, rel):
             raise NoRealValue(x, rel)
+        for d, acc in self.watched.items():
+            if d in x.free_symbols:
+                acc.append((x, rel))
         if x.is_number:
             return
         bound = {v for fr in self.bound for v in fr.values()}
@@ -66,6 +83,51 @@ class DomainConditions:
             return
         if (x, rel) not in self.conditions:
             self.conditions.append((x, rel))
+
+    def defined_on(self, conds, x, a, b, f: str, span):
+        """An extremum over ``[a, b]`` needs its body defined on all of it: an error where sympy shows a
+        condition on ``x`` false somewhere in a numeric interval (``max(log(x), x in [-3, 1])``: sympy
+        would write ``exp(2 log(x))`` as ``x^2`` and find 9 at x = -3).  Undecided (symbolic ends, other
+        names in the condition): nothing is said, as before."""
+        if not (a.is_number and b.is_number) or not conds:
+            return
+        whole = sympy.Interval(a, b)
+        for c, rel in conds:
+            if c.free_symbols != {x}:
+                continue
+            try:
+                ok = sympy.solveset(_RELATION[rel](c, 0), x, whole)
+            except Exception:  # noqa: BLE001 - sympy could not solve it: undecided
+                continue
+            if isinstance(ok, sympy.ConditionSet) or ok == whole:
+                continue
+            raise error(f"the expression is not defined on all of [{a}, {b}]", span,
+                        f"defined only where {show(c)} {_SHOWN[rel]} 0",
+                        notes=[f"`{f}` over an interval needs a real value at every point of it; here only "
+                               f"for {x.name} in {_set_text(ok)}"],
+                        help="take the extremum over an interval where it is defined", code="E-undefined")
+
+    def defined_near(self, conds, x, pt, side: str, span):
+        """A limit needs its body defined near the point, on the side it is taken from: an error where a
+        condition on ``x`` fails at the point and at 10^-6 and 10^-9 from it on that side (``log(t)`` as
+        t -> -1; for t -> oo, at 10^6 and 10^9).  A probe, so only ever a refusal: a body it lets through
+        is checked as before."""
+        if not pt.is_number or not conds:
+            return
+        if pt.is_finite:
+            steps = [sympy.Rational(1, 10**6), sympy.Rational(1, 10**9)]
+            probes = [pt + e for e in steps] * (side in ("+", "+-")) + [pt - e for e in steps] * (side in ("-", "+-"))
+        else:
+            probes = [sympy.Integer(10**6) * (1 if pt == sympy.oo else -1), sympy.Integer(10**9) * (1 if pt == sympy.oo else -1)]
+        for c, rel in conds:
+            if c.free_symbols != {x}:
+                continue
+            if all(_never(c.xreplace({x: v}), rel) for v in probes):
+                raise error(f"the expression has no real value near {x.name} = {show(pt)}", span,
+                            f"needs {show(c)} {_SHOWN[rel]} 0",
+                            notes=[f"a limit needs the expression defined on points near {show(pt)}"
+                                   f"{' on the side it is taken from' if side in ('+', '-') else ''}"],
+                            code="E-undefined")
 
     def _guard(self, x, rel: str):
         """A condition that is not one on the link's own names, as an expression that has a real value

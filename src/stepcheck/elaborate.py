@@ -95,6 +95,7 @@ class Elaborator(DomainConditions):
         #: where the expressions read so far are defined: (expr, rel) with rel "!=", ">" or ">=" (against 0),
         #: e.g. (y - 2, "!=") for a division by y - 2 (see :meth:`need`)
         self.conditions: list[tuple] = []
+        self.watched: dict = {}  # the variable of a limit or an extremum being read -> the conditions on it
         self.bound_ranges: dict = {}  # summation index (a Dummy) -> (lo, hi, span of the sum)
 
     def use_definition(self, d: Definition, indices):
@@ -421,25 +422,33 @@ class Elaborator(DomainConditions):
                 raise error("write `limit(f, x -> a)`", cmp.span, code="E-calculus")
             x = self.bind_real(cmp.left, signed=False)
             self.bound.append({cmp.left.name: x})
+            self.watched[x] = []
             try:
                 body = self.expr(args[0])
             finally:
                 self.bound.pop()
+                conds = self.watched.pop(x)
             pt = self.expr(cmp.right)
             if not pt.is_finite:
                 if cmp.op != "->":
                     raise error("a limit at infinity has one side only: write `x -> oo`", cmp.span, code="E-calculus")
+                self.defined_near(conds, x, pt, "-" if pt == sympy.oo else "+", args[0].span)
                 return sympy.Limit(body, x, pt)
-            return sympy.Limit(body, x, pt, dir=self._side(cmp, pt))
+            side = self._side(cmp, pt)
+            self.defined_near(conds, x, pt, side, args[0].span)
+            return sympy.Limit(body, x, pt, dir=side)
         if cmp.op != "in" or not isinstance(cmp.right, S.Vector) or len(cmp.right.items) != 2:
             raise error(f"write `{f}(f, x in [a, b])`", cmp.span, code="E-calculus")
         a, b = (self.expr(v) for v in cmp.right.items)
         x = Dummy(cmp.left.name, real=True)
         self.bound.append({cmp.left.name: x})
+        self.watched[x] = []
         try:
             body = self.expr(args[0])
         finally:
             self.bound.pop()
+            conds = self.watched.pop(x)
+        self.defined_on(conds, x, a, b, f, args[0].span)
         return Extremum(body, x, a, b, Symbol(f))
 
     def _not_random(self, var, span):
