@@ -96,3 +96,20 @@ def test_an_extremum_or_a_limit_where_it_is_defined_is_checked(text):
     rep = check_text(text, "t.step")
     assert "E-undefined" not in _codes(rep), text
     assert _status(rep) == ["holds"], text
+
+
+@pytest.mark.parametrize("step, status, where", [
+    # a symbolic exponent: an integer one keeps a negative base real; 0^x needs x > 0; else the base > 0
+    ("(-1)^(2 m) = 1", "holds", ""),
+    ("(-1)^m = 1", "fails", ""),
+    ("0^c = 0", "holds", ""),
+    ("0^x = 0", "holds", "x > 0"),
+    ("x^m x^(-m) = 1", "holds", "x ≠ 0"),
+    ("x^y x^y = x^(2 y)", "holds", "x > 0"),
+])
+def test_powers_with_a_symbolic_exponent(step, status, where):
+    rep = check_text(f"let m: integer\nlet c: positive real\nlet x, y: real\nstep s: {step}\n", "t.step")
+    lk = rep.steps[0].links[0]
+    assert lk.status == status, step
+    shown = [u.label for u in lk.uses if u.kind == "domain"]
+    assert shown == ([where] if where else []), (step, shown)

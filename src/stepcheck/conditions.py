@@ -36,6 +36,8 @@ def _set_text(st) -> str:
         return f"{'(' if st.left_open else '['}{show(st.start)}, {show(st.end)}{')' if st.right_open else ']'}"
     if isinstance(st, sympy.Union):
         return " ∪ ".join(_set_text(a) for a in st.args)
+    if st == sympy.S.EmptySet:
+        return "no point of it"
     if isinstance(st, sympy.FiniteSet):
         return "{" + ", ".join(show(a) for a in st.args) + "}"
     return show(st)

@@ -297,8 +297,14 @@ class Elaborator(DomainConditions):
                 self.need(a, "!=")
             if b.is_number and not b.is_integer:
                 self.need(a, ">=" if b.is_positive else ">")
-            elif not b.is_number and not (a.is_number and a.is_positive):
-                self.need(a, ">")
+            elif not b.is_number:  # a symbolic exponent
+                if a.is_number and a.is_zero:
+                    self.need(b, ">")  # 0^x = 0 where x > 0
+                elif b.is_integer:  # (-1)^m for an integer m: real; a negative m divides by a
+                    if not b.is_nonnegative:
+                        self.need(a, "!=")
+                elif not (a.is_number and a.is_positive):
+                    self.need(a, ">")
             return a**b
         raise error(f"unknown operator `{op}`", node.span, code="E-unsupported")
 
