@@ -183,13 +183,20 @@ def _rv_atom_key(a, env, ev: Evaluator, decls: Decls):
 class _Ctx:
     """Everything fixed once dimensions are chosen: variables, targets, options."""
 
-    def __init__(self, decls, dims, params, facts, exprs_envs, fixed, extra=()):
+    def __init__(self, decls, dims, params, facts, exprs_envs, fixed, extra=(), memo: dict | None = None):
+        """``memo``: the random variables of each (expression, environment) at these dimensions, shared by
+        the contexts of one search (they differ in their parameters only; a sum's range is in dimensions)."""
         self.decls = decls
         self.skel = Model(dims=dims, params=params)
         ev = Evaluator(self.skel, decls)
         keys: dict = {}
+        memo = {} if memo is None else memo
+        at = tuple(dims.items())
         for x, env in exprs_envs:
-            for k in ev.keys(x, env, deep=True):
+            mk = (x, tuple(env.items()), at)
+            if mk not in memo:
+                memo[mk] = ev.keys(x, env, deep=True)
+            for k in memo[mk]:
                 keys[k] = None
         self.mean: dict = {}
         self.var: dict = {}
@@ -519,6 +526,7 @@ def random_models(decls: Decls, facts: dict, n: int = 3, seed: int = 0, *, exprs
         pmaps = None
     tries = max(n * 4, 8, len(pmaps) if pmaps else 0)
     contexts: dict = {}  # (dimensions, parameters) -> _Ctx: tries cycle through few dimension choices
+    memo: dict = {}  # _Ctx's random variables per expression, shared across parameters
     for k in range(tries):
         if len(out) >= n or time.monotonic() > deadline:
             break
@@ -529,7 +537,8 @@ def random_models(decls: Decls, facts: dict, n: int = 3, seed: int = 0, *, exprs
             try:
                 skel = Model(dims=dmap, params=pmap)
                 envs = list(assignments(free_all, decls, skel))
-                contexts[ckey] = _Ctx(decls, dmap, pmap, flat, [(x, e) for e in envs for x in exprs], fixed or {})
+                contexts[ckey] = _Ctx(decls, dmap, pmap, flat, [(x, e) for e in envs for x in exprs], fixed or {},
+                                      memo=memo)
             except ModelError:
                 contexts[ckey] = None  # the same dimensions and parameters fail the same way: never built again
         ctx = contexts[ckey]
