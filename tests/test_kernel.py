@@ -827,3 +827,17 @@ def test_a_sum_of_positive_terms_over_a_range_with_a_member_is_positive():
     assert dsum(s[b] ** 2, 1).is_positive is None                  # s_b = 0 for every b
     assert dsum(s[b] ** 2, 1).is_nonnegative is True
     assert dsum(s[b], 1).is_nonnegative is None
+
+
+@pytest.mark.parametrize("step, status", [
+    # a sum over a sub-range of the family's range (2..n inside 1..n) takes the family's quantified facts
+    ("Var(sum(i=2..n, q_i)) = n - 1", "holds"),
+    ("E[sum(j=2..n, q_j^2)] = sum(j=2..n, E[q_j]^2) + n - 1", "holds"),
+    ("Var(sum(i=2..n, q_i)) = n", "fails"),                 # n = 1: the empty sum's variance is 0
+    ("Var(sum(i=3..n, 2 q_i)) = 4 (n - 2)", "fails"),       # n = 1: 0, not -4
+])
+def test_facts_reach_a_sum_over_a_sub_range(step, status):
+    from stepcheck.checker import check_text
+    text = ("let n: positive integer\nrandom q_i for i in 1..n\nassume ind: independent(q)\n"
+            f"assume v: Var(q_i) = 1\nstep s: {step}\n")
+    assert check_text(text, "t.step").steps[-1].links[0].status == status, step

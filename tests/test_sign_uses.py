@@ -219,3 +219,18 @@ def test_a_trial_that_cannot_take_the_limit_keeps_the_sign_and_minimises_the_res
     lk = check_text(text, "t.step").steps[-1].links[0]
     assert lk.status == "holds" and [u.label for u in lk.uses] == ["pos"]
     assert "not minimised" not in (lk.message or "")
+
+
+@pytest.mark.parametrize("text, status", [
+    # a bound on a random variable holds almost surely: it makes no constant of it (no twin)
+    ("random X\nrandom Z ~ Normal(0, 1)\nassume a: X > 0\nstep s: E[X Z] = 0\n", "unknown"),
+    ("random X\nassume a: X > -1\nstep s: E[X^2] = E[X]^2\n", "fails"),
+    ("random X\nassume a: X > 0\nstep s: Var(X) = 0\n", "fails"),
+    ("random U ~ Uniform(0, 1)\nassume a: U <= 1\nstep s: E[U] = 1/2\n", "holds"),
+    ("random X\nassume a: X > 0\nassume b: Var(X) = 1\nstep s: Var(X) = 1\n", "holds"),
+])
+def test_a_bound_on_a_random_variable_gives_it_no_twin(text, status):
+    rep = check_text(text, "t.step")
+    lk = rep.steps[-1].links[0]
+    assert lk.status == status, text
+    assert not any(d.code in ("E-inconsistent", "E-internal-soundness") for d in rep.diagnostics), text

@@ -184,10 +184,16 @@ class Independence:
             return sympy.Le(a, hi) == sympy.true or (a, rng) in self.present
         br = self._bound_range(a, bounds)
         if br is not None:
-            return br == rng
-        return self.index_range(a) == rng
+            return br == rng or _within(br, rng)
+        ir = self.index_range(a)
+        return ir == rng or (ir is not None and _within(ir, rng))
 
     # ------------------------------------------------------------ to expressions
+
+
+def _within(inner, outer) -> bool:
+    """Does the range ``inner`` lie inside ``outer`` by the declared signs (2..n inside 1..n)?"""
+    return bool(sympy.expand(inner[0] - outer[0]).is_nonnegative and sympy.expand(outer[1] - inner[1]).is_nonnegative)
 
 
 def _show(v) -> str:

@@ -477,7 +477,7 @@ class LinkProver:
         return out
 
     def _twins(self, labels, link=()) -> dict:
-        """{c: its twin} for each real symbol of no declared sign that an assumed bound among the facts of
+        """{c: its twin} for each real (not random) symbol of no declared sign that an assumed bound among the facts of
         ``labels`` bounds by a number: ``c > 0`` makes the twin c as a positive real, ``c > -1`` makes it
         ``-1 + t`` for a positive t (``c < 2``: ``2 - t``).  sympy then reads the sign as it does a declared
         one (``log(c^2) = 2 log(c)``, ``sqrt(c^2) = c``, ``sqrt((c + 1)^2) = c + 1``).  Sound under those
@@ -488,7 +488,8 @@ class LinkProver:
         for lab in labels:
             for f in self.facts[lab]:
                 got = twin_of(f)
-                if got is not None and got[0] not in out and (
+                # a random variable's bound holds almost surely: it is no constant, and gets no twin
+                if got is not None and got[0] not in out and got[0] not in self.decls.random_symbols and (
                         got[1].is_Symbol or not any(binds(x, got[0]) for x in link)):
                     out[got[0]] = got[1]
         return out
