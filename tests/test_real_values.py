@@ -76,6 +76,11 @@ def test_a_numeric_claim_defined_almost_surely_is_checked(law, claim):
     "let x: real\nstep s: max(1 / (x - 2), x in [0, 3]) = 1\n",
     "step s: limit(exp(2 log(t)), t -> -1) = 1\n",
     "step s: limit(log(t), t -> -oo) = oo\n",
+    "let c: positive real\nstep s: limit(sqrt(t - c)^2, t -> 0+) < 0\n",   # t - c < 0 at 0, so near it
+    "let c: positive real\nstep s: limit(sqrt(c - t)^2, t -> oo) = -oo\n",
+    "step s: limit(sqrt(t - 1/10^12)^2, t -> 0+) = -1/10^12\n",             # between 0 and the probes
+    "step s: limit(sqrt(t), t -> 0) = 0\n",                                 # two-sided: no value on the left
+    "step s: limit(log(t), t -> 0) = -oo\n",
 ])
 def test_an_extremum_or_a_limit_where_the_expression_has_no_value_is_an_error(text):
     rep = check_text(text, "t.step")
@@ -91,6 +96,9 @@ def test_an_extremum_or_a_limit_where_the_expression_has_no_value_is_an_error(te
     "step s: limit(t log(t), t -> 0+) = 0\n",
     "step s: limit(exp(-t), t -> oo) = 0\n",
     "step s: limit(log(t) / t, t -> oo) = 0\n",
+    "let c: positive real\nstep s: limit(sqrt(t + c)^2, t -> 0) = c\n",
+    "let c: positive real\nstep s: limit(log(t) - log(c), t -> c) = 0\n",
+    "step s: limit(sqrt(t^2), t -> 0) = 0\n",
 ])
 def test_an_extremum_or_a_limit_where_it_is_defined_is_checked(text):
     rep = check_text(text, "t.step")

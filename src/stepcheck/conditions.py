@@ -30,6 +30,16 @@ class NoRealValue(Exception):
         self.x, self.rel = x, rel
 
 
+def _negative_near(c, x, pt) -> bool:
+    """Is ``c`` negative near ``x = pt`` by the declared signs: strictly negative at a finite point (then
+    near it too: the conditions are continuous where defined), or of a negative limit at ±oo?"""
+    try:
+        at = c.xreplace({x: pt}) if pt.is_finite else sympy.limit(c, x, pt)
+    except Exception:  # noqa: BLE001 - sympy could not tell: nothing is said
+        return False
+    return at.is_extended_negative is True
+
+
 def _set_text(st) -> str:
     """(0, 1], [0, 2) ∪ (2, 3], {-1, 1}: a set of reals as a reader writes it."""
     if isinstance(st, sympy.Interval):
@@ -110,26 +120,40 @@ class DomainConditions:
                         help="take the extremum over an interval where it is defined", code="E-undefined")
 
     def defined_near(self, conds, x, pt, side: str, span):
-        """A limit needs its body defined near the point, on the side it is taken from: an error where a
-        condition on ``x`` fails at the point and at 10^-6 and 10^-9 from it on that side (``log(t)`` as
-        t -> -1; for t -> oo, at 10^6 and 10^9).  A probe, so only ever a refusal: a body it lets through
-        is checked as before."""
+        """A limit needs its body defined near the point, on each side it is taken from (a two-sided limit:
+        on both).  Refused where a condition on ``x`` fails at 10^-6 and 10^-9 from the point on a side
+        (at 10^6 and 10^9 for ±oo), or where it fails strictly at the point itself by the declared signs
+        (``t - c`` at t = 0 for a positive c: negative there, so near it too; a ``log``'s ``t > 0`` failing
+        only as ``t = 0`` at 0 says nothing); at ±oo, where sympy finds the condition's limit negative.
+        Only ever a refusal: a body let through is checked as before."""
         if not pt.is_number or not conds:
             return
-        if pt.is_finite:
-            steps = [sympy.Rational(1, 10**6), sympy.Rational(1, 10**9)]
-            probes = [pt + e for e in steps] * (side in ("+", "+-")) + [pt - e for e in steps] * (side in ("-", "+-"))
-        else:
-            probes = [sympy.Integer(10**6) * (1 if pt == sympy.oo else -1), sympy.Integer(10**9) * (1 if pt == sympy.oo else -1)]
+        steps = [sympy.Rational(1, 10**6), sympy.Rational(1, 10**9)]
+        sides = ["+", "-"] if side == "+-" else [side]
         for c, rel in conds:
+            if x not in c.free_symbols:
+                continue
+            if rel in (">=", ">") and _negative_near(c, x, pt):
+                self._undefined_near(c, rel, x, pt, side, span)
             if c.free_symbols != {x}:
                 continue
-            if all(_never(c.xreplace({x: v}), rel) for v in probes):
-                raise error(f"the expression has no real value near {x.name} = {show(pt)}", span,
-                            f"needs {show(c)} {_SHOWN[rel]} 0",
-                            notes=[f"a limit needs the expression defined on points near {show(pt)}"
-                                   f"{' on the side it is taken from' if side in ('+', '-') else ''}"],
-                            code="E-undefined")
+            for sd in sides:
+                if pt.is_finite:
+                    probes = [pt + e if sd == "+" else pt - e for e in steps]
+                else:
+                    probes = [sympy.Integer(10**k) * (1 if pt == sympy.oo else -1) for k in (6, 9)]
+                if all(_never(c.xreplace({x: v}), rel) for v in probes):
+                    self._undefined_near(c, rel, x, pt, sd, span, two_sided=side == "+-")
+
+    def _undefined_near(self, c, rel, x, pt, side, span, two_sided=False):
+        where = f"{x.name} -> {show(pt)}{side if pt.is_finite and side in ('+', '-') else ''}"
+        other = {"+": "-", "-": "+"}.get(side)
+        raise error(f"the expression has no real value near {x.name} = {show(pt)}", span,
+                    f"needs {show(c)} {_SHOWN[rel]} 0",
+                    notes=[f"a limit needs the expression defined near the point on each side it is taken from "
+                           f"({where})"],
+                    help=f"take the limit from the side where it is defined: `{x.name} -> {show(pt)}{other}`"
+                    if two_sided and other else None, code="E-undefined")
 
     def _guard(self, x, rel: str):
         """A condition that is not one on the link's own names, as an expression that has a real value
