@@ -121,3 +121,25 @@ def test_powers_with_a_symbolic_exponent(step, status, where):
     assert lk.status == status, step
     shown = [u.label for u in lk.uses if u.kind == "domain"]
     assert shown == ([where] if where else []), (step, shown)
+
+
+@pytest.mark.parametrize("text", [
+    "random Z ~ Normal(0, 1)\ncheck c: E[sqrt(-Z^2)^2] = -1\n",        # -Z^2 >= 0 only where Z = 0: probability 0
+    "random W ~ Uniform(-1, 1)\ncheck c: P(sqrt(-W^2) < 1) = 0\n",
+    "check c: sum(i=1..5, sqrt(3 - i)^2) = 0\n",                         # a term past i = 3 has no real value
+    "check c: sum(i=1..10, sqrt(5 - i)^2) = -5\n",
+])
+def test_a_check_guard_failing_on_a_set_of_positive_probability_or_in_a_long_sum(text):
+    rep = check_text(text, "t.step")
+    assert "E-undefined" in _codes(rep), text
+    assert "holds" not in _status(rep), text
+
+
+@pytest.mark.parametrize("text", [
+    "check c: sum(i=1..5, sqrt(6 - i)^2) = 15\n",
+    "random Z ~ Normal(0, 1)\ncheck c: E[sqrt(Z^2)^2] = 1\n",
+])
+def test_a_check_guard_that_holds_is_checked(text):
+    rep = check_text(text, "t.step")
+    assert "E-undefined" not in _codes(rep), text
+    assert _status(rep) == ["holds"], text

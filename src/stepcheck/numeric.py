@@ -430,9 +430,16 @@ def _defined(state, conditions, node, limit):
             continue
         try:
             gv = Values(state, limit).value(g)
+            if gv.has(sympy.Sum):  # a concrete sum of more terms than are written out when read
+                gv = gv.doit()
         except (NumericUnknown, ArithmeticError, TypeError, ValueError, NotImplementedError):
             gv = _guard_probability(state, g, limit)
-        if gv is not None and gv.is_number and gv.is_extended_real is False:
+        if gv is not None and gv.is_number and (gv.is_extended_real is False or gv.has(sympy.zoo, sympy.nan)
+                                                or sympy.im(gv).is_zero is False):
+            if not g.has(E):  # a sum over concrete indices: some term has no real value
+                raise error("this expression has no real value", node.span, "a term has no real value",
+                            notes=[f"some term of {show(g)} has no real value (a square root of a negative "
+                                   "number, a logarithm of a number ≤ 0)"], code="E-undefined")
             raise error("this expression has no real value for some outcomes", node.span,
                         "not defined with positive probability",
                         notes=[f"{show(g.args[0] if isinstance(g, E) else g)} has no real value on outcomes of "
@@ -442,10 +449,19 @@ def _defined(state, conditions, node, limit):
 
 def _guard_probability(state, g, limit):
     """For a guard ``E[sqrt(x)]`` (``E[log(x)]``, ``E[1/x]``) whose value has no closed form here (a
-    continuous x): ``I`` when P(x ≥ 0) (P(x > 0), P(x ≠ 0)) is provably below 1, else None."""
+    continuous x): ``I`` when P(x ≥ 0) (P(x > 0), P(x ≠ 0)) is provably below 1, else None.  A guard sympy
+    already wrote with ``I`` (``sqrt(-Z^2)`` is ``I |Z|``): ``I`` when its imaginary part is nonzero with
+    positive probability."""
     if not isinstance(g, E):
         return None
     h = g.args[0]
+    if h.has(sympy.I):  # sympy has already taken the root: sqrt(-Z^2) is I |Z|, real only where |Z| = 0
+        event = sympy.Ne(sympy.im(h), 0)
+        try:
+            p = Values(state, limit).prob(event)
+        except (NumericUnknown, ArithmeticError, TypeError, ValueError, NotImplementedError):
+            return None
+        return sympy.I if p.is_number and sign(p) == 1 else None
     if isinstance(h, sympy.log):
         event = sympy.Gt(h.args[0], 0)
     elif isinstance(h, sympy.Pow) and h.exp == Rational(1, 2):
