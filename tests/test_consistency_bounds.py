@@ -21,6 +21,14 @@ def _inconsistent(text):
     ("random X\nassume pos: X > 0\nassume m: E[X] = 0\nstep s: E[X] >= 0\n", "`pos`, `m`", "mean"),
     ("random X\nassume up: X <= 1\nassume m: E[X] = 2\nassume other: E[X^2] = 5\nstep s: E[X] = 2\n", "`up`, `m`",
      "mean"),
+    # family members, equations fixing a value, whole numbers, a mean of a declared sign
+    ("let n: positive integer\nreal s_i for i in 1..n\nassume a: s_1 > 1\nassume b: s_1 < 0\nstep s: s_1 > 0\n",
+     "`a`, `b`", "s_1 > 1"),
+    ("let x: real\nassume g: x > 3\nassume h: x = 2\nstep s: x < 3\n", "`g`, `h`", "x > 3"),
+    ("let n: positive integer\nassume a: n < 1\nstep s: n < 1\n", "`a`", "whole number"),
+    ("let m: integer\nassume a: m > 0\nassume b: m < 1\nstep s: m > 0\n", "`a`, `b`", "m ≥ 1"),
+    ("random X\nlet c: positive real\nassume pos: X > 0\nassume m: E[X] = -c\nstep s: E[X] < 0\n", "`pos`, `m`",
+     "mean"),
 ])
 def test_bounds_that_leave_no_value_are_contradictory(text, labels, why):
     d, statuses = _inconsistent(text)
@@ -35,6 +43,10 @@ def test_bounds_that_leave_no_value_are_contradictory(text, labels, why):
     "random X\nassume pos: X > 0\nassume m: E[X] = 1\nstep s: E[X] > 0\n",
     "random X\nassume nn: X >= 0\nassume m: E[X] = 0\nstep s: E[X] >= 0\n",         # X = 0 almost surely
     "random X\nlet x: real\nassume pos: x > 0\nassume m: E[X] = -1\nstep s: x > 0\n",   # another symbol
+    "let n: positive integer\nreal s_i for i in 1..n\nassume a: s_1 > 1\nassume b: s_2 < 0\nstep s: s_1 > 0\n",
+    "let x: real\nassume g: x > 1\nassume h: x = 2\nstep s: x > 1\n",
+    "let m: integer\nassume a: m > 0\nassume b: m < 2\nstep s: m > 0\n",                   # m = 1
+    "random X\nlet c: positive real\nassume pos: X > 0\nassume m: E[X] = c\nstep s: E[X] > 0\n",
 ])
 def test_bounds_that_leave_a_value_are_not(text):
     d, statuses = _inconsistent(text)

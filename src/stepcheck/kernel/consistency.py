@@ -277,6 +277,12 @@ def _interval(s, bounds) -> tuple:
                 lo, lo_strict = sympy.Integer(low), strict
             if high is not None and hi is None:
                 hi, hi_strict = sympy.Integer(high), attr == "is_negative"
+    if s.is_integer:  # a whole number: n > 1/2 is n >= 1, n < 1 is n <= 0
+        bounds = [(lab, *_whole(b, rel)) for lab, b, rel in bounds]
+        if lo is not None and lo_strict:
+            lo, lo_strict = lo + 1, False
+        if hi is not None and hi_strict:
+            hi, hi_strict = hi - 1, False
     for lab, b, rel in bounds:
         if rel in (">", ">=") and (lo is None or b > lo or (b == lo and rel == ">" and not lo_strict)):
             lo, lo_strict, lo_lab = b, rel == ">", lab
@@ -285,14 +291,25 @@ def _interval(s, bounds) -> tuple:
     return lo, lo_strict, lo_lab, hi, hi_strict, hi_lab
 
 
+def _whole(b, rel) -> tuple:
+    """A bound on a whole number as a non-strict bound by a whole number."""
+    if rel in (">", ">="):
+        k = sympy.floor(b) + 1 if rel == ">" else sympy.ceiling(b)
+        return k, ">="
+    k = sympy.ceiling(b) - 1 if rel == "<" else sympy.floor(b)
+    return k, "<="
+
+
 def _empty(lo, lo_strict, hi, hi_strict) -> bool:
     return lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_strict or hi_strict)))
 
 
 def _side(s, end, strict, lab, low: bool) -> str:
     rel = (">" if strict else "≥") if low else ("<" if strict else "≤")
-    return f"`{lab}` gives {s} {rel} {end}" if lab else f"{s} is declared {'positive' if strict else 'nonnegative'}" \
-        if low else f"{s} is declared {'negative' if strict else 'nonpositive'}"
+    if lab:
+        return f"`{lab}` gives {show(s)} {rel} {show(end)}"
+    sign = ("positive" if s.is_positive else "nonnegative") if low else ("negative" if s.is_negative else "nonpositive")
+    return f"{show(s)} is declared {sign}{' (a whole number)' if s.is_integer else ''}"
 
 
 def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
@@ -302,16 +319,23 @@ def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
     bounds: dict = {}
     for lab in labels:
         for f in facts[lab]:
-            got = number_bound(f)
+            got = number_bound(f, members=True)
             if got is not None and got[1].is_Rational:
                 bounds.setdefault(got[0], []).append((lab, got[1], got[2]))
+            elif isinstance(f, EqFact) and not f.free:  # x = 2: bounded by 2 on both sides
+                a, b = as_expr(f.lhs), as_expr(f.rhs)
+                a, b = (b, a) if a.is_number else (a, b)
+                if (a.is_Symbol or (isinstance(a, sympy.Indexed) and all(i.is_Integer for i in a.indices))) \
+                        and b.is_Rational and (a in bounds or any(number_bound(g, True) and number_bound(g, True)[0] == a
+                                                                    for lb in labels for g in facts[lb])):
+                    bounds.setdefault(a, []).extend([(lab, b, ">="), (lab, b, "<=")])
     for s, bs in bounds.items():
         lo, los, lol, hi, his, hil = _interval(s, bs)
         if _empty(lo, los, hi, his):
             return Contradiction([lab for lab in (lol, hil) if lab],
-                                 f"no value of {s} satisfies both: {_side(s, lo, los, lol, True)}, "
+                                 f"no value of {show(s)} satisfies both: {_side(s, lo, los, lol, True)}, "
                                  f"{_side(s, hi, his, hil, False)}")
-        if s not in decls.random_symbols:
+        if not (s in decls.random_symbols or (isinstance(s, sympy.Indexed) and s.base.label.name in decls.random_families)):
             continue
 
         def mean_outside(keep, s=s, bs=bs):
@@ -320,13 +344,14 @@ def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
                 m = reduce_modulo(nz.expr(E(s)), [p for p, o in zip(polys, owners) if o in keep])
             except KernelLimit:
                 return False
-            return m.is_Rational and ((lo is not None and (m < lo or (m == lo and los)))
-                                      or (hi is not None and (m > hi or (m == hi and his))))
+            below = lo is not None and ((m - lo).is_extended_negative or (los and (m - lo).is_zero))
+            above = hi is not None and ((m - hi).is_extended_positive or (his and (m - hi).is_zero))
+            return bool(below or above)
 
         if mean_outside(set(labels)):
             culprit = _minimal([b[0] for b in bs] + owners, mean_outside)
             return Contradiction(culprit, f"a random variable bounded almost surely has its mean within the same "
-                                          f"bounds, but these assumptions put E[{s}] outside them")
+                                          f"bounds, but these assumptions put E[{show(s)}] outside them")
     return None
 
 

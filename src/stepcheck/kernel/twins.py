@@ -19,15 +19,19 @@ from ..terms.objects import Extremum, as_expr
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 
-def number_bound(f):
+def number_bound(f, members: bool = False):
     """(symbol, number, relation) of a fact bounding one symbol by a real number (``c > 0``, ``1 <= c``
-    read as ``c >= 1``), else None."""
+    read as ``c >= 1``), else None.  ``members``: a family member at literal indices (``s_1 > 1``) too."""
     if not isinstance(f, IneqFact) or f.free or f.rel not in _FLIP:
         return None
     a, b, rel = as_expr(f.lhs), as_expr(f.rhs), f.rel
-    if a.is_number and b.is_Symbol:
+    if a.is_number and not b.is_number:
         a, b, rel = b, a, _FLIP[rel]
-    return (a, b, rel) if a.is_Symbol and b.is_number and b.is_real else None
+    return (a, b, rel) if _one_value(a, members) and b.is_number and b.is_real else None
+
+
+def _one_value(a, members: bool) -> bool:
+    return a.is_Symbol or (members and isinstance(a, sympy.Indexed) and all(i.is_Integer for i in a.indices))
 
 
 def _unsigned_real(a) -> bool:
