@@ -143,3 +143,13 @@ def test_a_check_guard_that_holds_is_checked(text):
     rep = check_text(text, "t.step")
     assert "E-undefined" not in _codes(rep), text
     assert _status(rep) == ["holds"], text
+
+
+@pytest.mark.parametrize("claim, undefined", [
+    ("E[sqrt(W)^2] ≈ 0", True),
+    ("P(log(W) < 0) ≈ 0.5", True),
+    ("E[W^2] ≈ 1/3", False),
+])
+def test_a_simulation_of_an_expression_undefined_with_positive_probability_is_an_error(claim, undefined):
+    rep = check_text(f"random W ~ Uniform(-1, 1)\nsimulate s: {claim} with samples = 1000, seed = 1\n", "t.step")
+    assert ("E-undefined" in _codes(rep)) == undefined, claim

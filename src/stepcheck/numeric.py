@@ -414,14 +414,14 @@ def _evaluate(state, node, bindings=None, limit=None):
     """(exact value, Values) of an expression node; NumericUnknown for what cannot be computed."""
     el = elaborator(state, bindings)
     v = el.expr(node)
-    _defined(state, el.conditions, node, limit)
+    check_defined(state, el.conditions, node, limit)
     vals = Values(state, limit)
     if isinstance(v, sympy.MatrixBase):
         return sympy.ImmutableMatrix([vals.value(a) for a in v]), vals
     return vals.value(v), vals
 
 
-def _defined(state, conditions, node, limit):
+def check_defined(state, conditions, node, limit=None):
     """Raise an error where a guard the elaborator recorded has no real value: ``sqrt(W)`` with
     ``W ~ Uniform(-1, 1)`` gives the guard ``E[sqrt(W)]``, not real, so ``E[sqrt(W)^2]`` (which sympy wrote
     ``E[W]``) has no value.  A guard whose value cannot be computed here leaves the claim as it was."""

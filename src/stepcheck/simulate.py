@@ -18,7 +18,7 @@ from .errors import Diagnostic, error
 from .judge import SIMULATION, UNDECIDED, settle, settle_step
 from .judge import Verdict as JudgeVerdict
 from .numeric import (DEFAULT_CONFIDENCE, DEFAULT_SAMPLES, DEFAULT_SEED, MAX_DRAWS, MAX_SAMPLES, CHUNK_NUMBERS,
-                      REL_TEXT, NumericUnknown, Values, _src, elaborator)
+                      REL_TEXT, NumericUnknown, Values, _src, check_defined, elaborator)
 from .compare import _undummy
 from .models import ranges
 from .terms.functions import function_of
@@ -386,6 +386,7 @@ def simulate_statement(state, st: S.Simulate) -> StepResult:
     res.links.append(lr)
     el = elaborator(state, bindings)
     lhs = el.expr(st.lhs)
+    check_defined(state, el.conditions, st.lhs)  # as a `check`: no real value with positive probability
     target = el.expr(st.rhs)
     uses: dict[str, str] = {}
     proof_note = None
