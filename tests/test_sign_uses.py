@@ -234,3 +234,13 @@ def test_a_bound_on_a_random_variable_gives_it_no_twin(text, status):
     lk = rep.steps[-1].links[0]
     assert lk.status == status, text
     assert not any(d.code in ("E-inconsistent", "E-internal-soundness") for d in rep.diagnostics), text
+
+
+@pytest.mark.parametrize("assumes, status, uses", [
+    ("assume a: c > -1\nassume b: c > 2\n", "holds", ["b"]),   # the tightest lower bound, in either order
+    ("assume b: c > 2\nassume a: c > -1\n", "holds", ["b"]),
+    ("assume a: c > -1\nassume b: c > 1\n", "fails", []),        # c = 3/2: both bounds hold, the step does not
+])
+def test_of_several_bounds_the_tightest_is_read(assumes, status, uses):
+    lk = _link("let c: real\n" + assumes + "step s: sqrt((c - 2)^2) = c - 2\n")
+    assert lk.status == status and sorted(u.label for u in lk.uses) == uses

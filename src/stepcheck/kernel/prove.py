@@ -483,16 +483,22 @@ class LinkProver:
         one (``log(c^2) = 2 log(c)``, ``sqrt(c^2) = c``, ``sqrt((c + 1)^2) = c + 1``).  Sound under those
         facts, which the proof lists as used (every c above the bound is ``-1 + t`` for one t > 0);
         attribution drops them only where the proof holds without.  A symbol bound inside ``link`` (a
-        limit's or a derivative's variable) gets no shifted twin: it is not a value there."""
-        out: dict = {}
+        limit's or a derivative's variable) gets no shifted twin: it is not a value there.  Of several
+        bounds on one symbol the tightest lower one is read (``c > -1`` and ``c > 2``: ``2 + t``), else the
+        tightest upper one."""
+        best: dict = {}  # symbol -> (rank, twin): the tightest lower bound, else the tightest upper one
         for lab in labels:
             for f in self.facts[lab]:
                 got = twin_of(f)
                 # a random variable's bound holds almost surely: it is no constant, and gets no twin
-                if got is not None and got[0] not in out and got[0] not in self.decls.random_symbols and (
-                        got[1].is_Symbol or not any(binds(x, got[0]) for x in link)):
-                    out[got[0]] = got[1]
-        return out
+                if got is None or got[0] in self.decls.random_symbols or (
+                        not got[1].is_Symbol and any(binds(x, got[0]) for x in link)):
+                    continue
+                _, b, rel = number_bound(f)
+                rank = (rel in (">", ">="), b if rel in (">", ">=") else -b, rel in (">", "<"))
+                if got[0] not in best or rank > best[got[0]][0]:
+                    best[got[0]] = (rank, got[1])
+        return {a: tw for a, (_, tw) in best.items()}
 
     def _twin_prover(self, twins: dict) -> "LinkProver":
         """A prover of its own over every fact with ``twins`` put in, one per set of twins (its caches kept)."""
