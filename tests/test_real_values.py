@@ -13,6 +13,20 @@ def _status(rep):
     return [lk.status for s in rep.steps for lk in s.links]
 
 
+def _refused(text):
+    """An input error E-undefined, and nothing holds."""
+    rep = check_text(text, "t.step")
+    assert "E-undefined" in _codes(rep), text
+    assert "holds" not in _status(rep), text
+
+
+def _checked(text):
+    """No E-undefined, and the one link holds."""
+    rep = check_text(text, "t.step")
+    assert "E-undefined" not in _codes(rep), text
+    assert _status(rep) == ["holds"], text
+
+
 @pytest.mark.parametrize("text", [
     "step s: sqrt(-4) sqrt(-9) = -6\n",
     "check c: sqrt(-2)^2 + 3 = 1\n",
@@ -26,9 +40,7 @@ def _status(rep):
     "let x: real\nstep m: max(x, sqrt(-1 - x^2)) = x\n",
 ])
 def test_an_expression_with_no_real_value_is_an_error(text):
-    rep = check_text(text, "t.step")
-    assert "E-undefined" in _codes(rep), text
-    assert "holds" not in _status(rep), text
+    _refused(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -41,9 +53,7 @@ def test_an_expression_with_no_real_value_is_an_error(text):
     "let x: real\nstep s: sqrt(1 + x^2)^2 = 1 + x^2\n",
 ])
 def test_an_expression_defined_somewhere_is_checked(text):
-    rep = check_text(text, "t.step")
-    assert "E-undefined" not in _codes(rep), text
-    assert _status(rep) == ["holds"], text
+    _checked(text)
 
 
 @pytest.mark.parametrize("law, claim", [
@@ -53,9 +63,7 @@ def test_an_expression_defined_somewhere_is_checked(text):
     ("Rademacher", "E[sqrt(W)^2] = 0"),
 ])
 def test_a_numeric_claim_undefined_with_positive_probability_is_an_error(law, claim):
-    rep = check_text(f"random W ~ {law}\ncheck c: {claim}\n", "t.step")
-    assert "E-undefined" in _codes(rep), claim
-    assert "holds" not in _status(rep), claim
+    _refused(f"random W ~ {law}\ncheck c: {claim}\n")
 
 
 @pytest.mark.parametrize("law, claim", [
@@ -64,9 +72,7 @@ def test_a_numeric_claim_undefined_with_positive_probability_is_an_error(law, cl
     ("Bernoulli(1/2)", "E[1 / (W + 1)] = 3/4"),
 ])
 def test_a_numeric_claim_defined_almost_surely_is_checked(law, claim):
-    rep = check_text(f"random W ~ {law}\ncheck c: {claim}\n", "t.step")
-    assert "E-undefined" not in _codes(rep), claim
-    assert _status(rep) == ["holds"], claim
+    _checked(f"random W ~ {law}\ncheck c: {claim}\n")
 
 
 @pytest.mark.parametrize("text", [
@@ -83,9 +89,7 @@ def test_a_numeric_claim_defined_almost_surely_is_checked(law, claim):
     "step s: limit(log(t), t -> 0) = -oo\n",
 ])
 def test_an_extremum_or_a_limit_where_the_expression_has_no_value_is_an_error(text):
-    rep = check_text(text, "t.step")
-    assert "E-undefined" in _codes(rep), text
-    assert "holds" not in _status(rep), text
+    _refused(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -101,9 +105,7 @@ def test_an_extremum_or_a_limit_where_the_expression_has_no_value_is_an_error(te
     "step s: limit(sqrt(t^2), t -> 0) = 0\n",
 ])
 def test_an_extremum_or_a_limit_where_it_is_defined_is_checked(text):
-    rep = check_text(text, "t.step")
-    assert "E-undefined" not in _codes(rep), text
-    assert _status(rep) == ["holds"], text
+    _checked(text)
 
 
 @pytest.mark.parametrize("step, status, where", [
@@ -130,9 +132,7 @@ def test_powers_with_a_symbolic_exponent(step, status, where):
     "check c: sum(i=1..10, sqrt(5 - i)^2) = -5\n",
 ])
 def test_a_check_guard_failing_on_a_set_of_positive_probability_or_in_a_long_sum(text):
-    rep = check_text(text, "t.step")
-    assert "E-undefined" in _codes(rep), text
-    assert "holds" not in _status(rep), text
+    _refused(text)
 
 
 @pytest.mark.parametrize("text", [
@@ -140,9 +140,7 @@ def test_a_check_guard_failing_on_a_set_of_positive_probability_or_in_a_long_sum
     "random Z ~ Normal(0, 1)\ncheck c: E[sqrt(Z^2)^2] = 1\n",
 ])
 def test_a_check_guard_that_holds_is_checked(text):
-    rep = check_text(text, "t.step")
-    assert "E-undefined" not in _codes(rep), text
-    assert _status(rep) == ["holds"], text
+    _checked(text)
 
 
 @pytest.mark.parametrize("claim, undefined", [

@@ -156,8 +156,20 @@ def test_the_kind_of_an_assumed_inequality(fact, kind):
     ("assume pos: c > 0\n", "sqrt(c^2) = -c   by pos", "fails", []),
     ("assume weak: c > -1\n", "sqrt(c^2) = c   by weak", "fails", []),          # gives no sign: c = -1/2
     ("assume pos: b > 0\n", "sqrt(c^2) = c", "fails", []),
+    # a bound by another number: the symbol is read as the bound shifted by a positive (nonnegative) offset
+    ("assume weak: b > -1\n", "sqrt((b + 1)^2) = b + 1   by weak", "holds", ["weak"]),
+    ("assume ge3: c >= 3\n", "sqrt((c - 3)^2) = c - 3   by ge3", "holds", ["ge3"]),
+    ("assume up: c < 2\n", "abs(c - 2) = 2 - c   by up", "holds", ["up"]),
+    ("assume gt2: b > -2\n", "log((b + 2)^2) = 2 log(b + 2)   by gt2", "holds", ["gt2"]),
+    ("assume one: c >= 1\n", "sqrt(c^2) = c   by one", "holds", ["one"]),            # the sign, as before
+    # near misses: a bound one short of what the step needs is refuted between the two numbers
+    ("assume gt2: c > 2\n", "sqrt((c - 3)^2) = c - 3   by gt2", "fails", []),
+    ("assume weak: b > -2\n", "sqrt((b + 1)^2) = b + 1   by weak", "fails", []),
+    ("assume up: c < 3\n", "abs(c - 2) = 2 - c   by up", "fails", []),
+    ("assume gt2: b > -2\n", "sqrt(c^2) = c", "fails", []),                            # another symbol
 ])
 def test_an_assumed_sign_is_read_like_a_declared_one(assumes, step, status, uses):
+    """A bound at 0 gives the symbol a sign; a bound by another number shifts it (c > -1: c = -1 + t)."""
     lk = _link("let c: real\nlet b: real\n" + assumes + f"step s: {step}\n")
     assert lk.status == status, step
     assert sorted(u.label for u in lk.uses) == uses, step
@@ -175,25 +187,6 @@ def test_a_bound_that_leaves_no_small_negative_integer_still_gets_a_witness():
     assert lk.status == "fails" and "b = -1/2" in lk.counterexample
     lk = _link("let b: real\nassume weak: b > -1\nstep s: sqrt((b + 1)^2) = b + 1   by weak\n")
     assert lk.status != "fails"  # true where b > -1: never refuted
-
-
-@pytest.mark.parametrize("assumes, step, status, uses", [
-    # a bound by another number: the symbol is read as the bound shifted by a positive (nonnegative) offset
-    ("assume weak: b > -1\n", "sqrt((b + 1)^2) = b + 1   by weak", "holds", ["weak"]),
-    ("assume ge3: c >= 3\n", "sqrt((c - 3)^2) = c - 3   by ge3", "holds", ["ge3"]),
-    ("assume up: c < 2\n", "abs(c - 2) = 2 - c   by up", "holds", ["up"]),
-    ("assume gt2: b > -2\n", "log((b + 2)^2) = 2 log(b + 2)   by gt2", "holds", ["gt2"]),
-    ("assume one: c >= 1\n", "sqrt(c^2) = c   by one", "holds", ["one"]),            # the sign, as before
-    # near misses: a bound one short of what the step needs is refuted between the two numbers
-    ("assume gt2: c > 2\n", "sqrt((c - 3)^2) = c - 3   by gt2", "fails", []),
-    ("assume weak: b > -2\n", "sqrt((b + 1)^2) = b + 1   by weak", "fails", []),
-    ("assume up: c < 3\n", "abs(c - 2) = 2 - c   by up", "fails", []),
-    ("assume gt2: b > -2\n", "sqrt(c^2) = c", "fails", []),                            # another symbol
-])
-def test_an_assumed_bound_by_a_number_shifts_the_symbol(assumes, step, status, uses):
-    lk = _link("let c: real\nlet b: real\n" + assumes + f"step s: {step}\n")
-    assert lk.status == status, step
-    assert sorted(u.label for u in lk.uses) == uses, step
 
 
 def test_a_shifted_bound_reads_its_witness_and_residual_in_the_symbol():
