@@ -197,14 +197,20 @@ saturation, temperature) are read off dominant monomials instead of sympy's grun
 a concrete sum of 5 to 16 terms is kept whole first and written out only where that proof fails
 (`Var(Σ_{{l=1..16}} x_l y_l)` no longer expands 256 products); the pointwise cross-check takes 4
 points instead of 8 where each point is a sympy `limit` or `maximum`; the consistency check reduces
-a Cauchy-Schwarz quantity A B - C^2 from the remainders of its parts.
+a Cauchy-Schwarz quantity A B - C^2 from the remainders of its parts; a new `Indexed` copies its
+base's deduced assumption table instead of deducing it again (`terms/indexed_facts.py`), the
+canonical renaming of a sum's bound indices is memoised, the pointwise cross-check differentiates
+without summing symbolically first, and the model search finds each expression's random variables
+once per dimensions.
 Files that differ from the old tree differ on purpose: `bad/conditional_step.step` is a false `holds`
 of the old tree (a step proved where x ≥ 0 used as a fact for every x), `a001_s4_norm.step` now
 shows the side condition its definition's denominator needs (σ ≠ 0) and the declared sign `eps > 0`
 its `ln_eps_var` rests on, `dot_expanded.step` the condition its literal member q_2 needs (d_k ≥ 2),
 `a001_s3_saturation.step` and `softmax.step` the declared signs their `temperature` (T > 0) and
 `quarter` (d > 0) links rest on, and `a004_softmax_scale.step` proves two steps the old tree
-cannot (`entry_1`, `entry_u`: a sum over 1..n split into its first term and the rest). The normaliser still builds sympy expressions: the
+cannot (`entry_1`, `entry_u`: a sum over 1..n split into its first term and the rest);
+`bad/no_real_value.step` is new, and the old tree holds its steps (sqrt(-4) sqrt(-9) = -6 through
+complex values), where this one refuses them (`E-undefined`). The normaliser still builds sympy expressions: the
 ≥ 5× asked for needs it to work in the ring too (see docs/performance.md).
 """
 

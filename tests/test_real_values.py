@@ -146,6 +146,7 @@ def test_a_check_guard_that_holds_is_checked(text):
 @pytest.mark.parametrize("claim, undefined", [
     ("E[sqrt(W)^2] ≈ 0", True),
     ("P(log(W) < 0) ≈ 0.5", True),
+    ("E[W^(1/2)] ≈ 0", True),
     ("E[W^2] ≈ 1/3", False),
 ])
 def test_a_simulation_of_an_expression_undefined_with_positive_probability_is_an_error(claim, undefined):
