@@ -237,3 +237,12 @@ def test_a_bound_on_a_random_variable_gives_it_no_twin(text, status):
 def test_of_several_bounds_the_tightest_is_read(assumes, status, uses):
     lk = _link("let c: real\n" + assumes + "step s: sqrt((c - 2)^2) = c - 2\n")
     assert lk.status == status and sorted(u.label for u in lk.uses) == uses
+
+
+@pytest.mark.parametrize("step, status", [
+    ("n >= 1", "holds"), ("2 n - 1 > 0", "holds"), ("n - 1 >= 0", "holds"),   # a positive whole number is >= 1
+    ("n > 1", "fails"), ("c >= 1", "fails"),                                      # n = 1; a positive real c = 1/2
+])
+def test_a_positive_integer_is_at_least_one(step, status):
+    lk = _link(f"let n: positive integer\nlet c: positive real\nstep s: {step}\n")
+    assert lk.status == status, step

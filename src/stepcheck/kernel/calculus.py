@@ -266,6 +266,8 @@ def symbol_domain(s, used: set) -> Iv:
     """The interval a symbol's declared assumptions give it; records signs used."""
     if getattr(s, "is_positive", None):
         used.add(s)
+        if getattr(s, "is_integer", None):  # a positive whole number is at least 1
+            return Iv(sympy.Integer(1), oo, False, True)
         return Iv(sympy.Integer(0), oo, True, True)
     if getattr(s, "is_nonnegative", None):
         used.add(s)
