@@ -54,7 +54,8 @@ def _set_text(st) -> str:
 
 
 _RELATION = {">=": sympy.Ge, ">": sympy.Gt, "!=": sympy.Ne}
-_SHOWN = {">=": "≥", ">": ">", "!=": "≠"}
+#: a condition's relation as shown (``x ≥ 0``)
+RELATION_SHOWN = {">=": "≥", ">": ">", "!=": "≠"}
 _FAILS = {">=": "is_extended_negative", ">": "is_extended_nonpositive", "!=": "is_zero"}
 
 
@@ -114,7 +115,7 @@ class DomainConditions:
             if isinstance(ok, sympy.ConditionSet) or ok == whole:
                 continue
             raise error(f"the expression is not defined on all of [{a}, {b}]", span,
-                        f"defined only where {show(c)} {_SHOWN[rel]} 0",
+                        f"defined only where {show(c)} {RELATION_SHOWN[rel]} 0",
                         notes=[f"`{f}` over an interval needs a real value at every point of it; here only "
                                f"for {x.name} in {_set_text(ok)}"],
                         help="take the extremum over an interval where it is defined", code="E-undefined")
@@ -149,7 +150,7 @@ class DomainConditions:
         where = f"{x.name} -> {show(pt)}{side if pt.is_finite and side in ('+', '-') else ''}"
         other = {"+": "-", "-": "+"}.get(side)
         raise error(f"the expression has no real value near {x.name} = {show(pt)}", span,
-                    f"needs {show(c)} {_SHOWN[rel]} 0",
+                    f"needs {show(c)} {RELATION_SHOWN[rel]} 0",
                     notes=[f"a limit needs the expression defined near the point on each side it is taken from "
                            f"({where})"],
                     help=f"take the limit from the side where it is defined: `{x.name} -> {show(pt)}{other}`"

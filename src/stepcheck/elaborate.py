@@ -18,7 +18,7 @@ from . import syntax as S
 from .errors import Span, closest, error
 from .literals import number
 from .terms.functions import FUNCTIONS
-from .conditions import DEFINED, DomainConditions, NoRealValue
+from .conditions import DEFINED, RELATION_SHOWN, DomainConditions, NoRealValue
 from .terms.objects import SD, Cov, E, Var
 from .terms.printer import show
 
@@ -38,9 +38,6 @@ CONSTANTS = {"pi": sympy.pi, "π": sympy.pi, "oo": sympy.oo, "∞": sympy.oo}
 ARITY = {"E": 1, "Var": 1, "SD": 1, "Cov": 2,
          **{f.name: f.arity for f in FUNCTIONS.values() if f.fixed_arity is not None}}
 NOT_YET: dict = {}  # function -> what it is, for functions not supported yet
-
-
-_REL_SHOWN = {">=": "≥", ">": ">", "!=": "≠"}
 
 
 @dataclass
@@ -209,7 +206,7 @@ class Elaborator(DomainConditions):
             out = m(node)
         except NoRealValue as e:
             raise error("this expression has no real value", node.span,
-                        f"needs {show(e.x)} {_REL_SHOWN[e.rel]} 0, which holds for no admissible value",
+                        f"needs {show(e.x)} {RELATION_SHOWN[e.rel]} 0, which holds for no admissible value",
                         notes=["the language's expressions are real-valued: a square root of a negative number, "
                                "the logarithm of a number ≤ 0, and what is built from them, have no value"],
                         code="E-undefined") from None

@@ -32,7 +32,7 @@ from ..terms.objects import SD, Cov, DSum, E, Var, as_expr
 from ..terms.printer import show
 from .normal import Normalizer, _expand
 from .reduce import Inconsistent, basis_of, reduce_modulo
-from .twins import number_bound
+from .twins import number_bound, one_value
 
 MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
 MAX_PAIRS_OF = 10
@@ -317,18 +317,20 @@ def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
     declared positive c), or, for a random symbol (bounded almost surely), a mean the equations fix outside
     them (``X > 0`` and ``E[X] = -1``: a variable above 0 almost surely has a mean above 0)."""
     bounds: dict = {}
+    fixed: dict = {}  # x = 2: bounded by 2 on both sides, where x has a bound of its own
     for lab in labels:
         for f in facts[lab]:
             got = number_bound(f, members=True)
             if got is not None and got[1].is_Rational:
                 bounds.setdefault(got[0], []).append((lab, got[1], got[2]))
-            elif isinstance(f, EqFact) and not f.free:  # x = 2: bounded by 2 on both sides
+            elif isinstance(f, EqFact) and not f.free:
                 a, b = as_expr(f.lhs), as_expr(f.rhs)
                 a, b = (b, a) if a.is_number else (a, b)
-                if (a.is_Symbol or (isinstance(a, sympy.Indexed) and all(i.is_Integer for i in a.indices))) \
-                        and b.is_Rational and (a in bounds or any(number_bound(g, True) and number_bound(g, True)[0] == a
-                                                                    for lb in labels for g in facts[lb])):
-                    bounds.setdefault(a, []).extend([(lab, b, ">="), (lab, b, "<=")])
+                if b.is_Rational and one_value(a):
+                    fixed.setdefault(a, []).extend([(lab, b, ">="), (lab, b, "<=")])
+    for a, bs in fixed.items():
+        if a in bounds:
+            bounds[a] += bs
     for s, bs in bounds.items():
         lo, los, lol, hi, his, hil = _interval(s, bs)
         if _empty(lo, los, hi, his):

@@ -27,10 +27,11 @@ def number_bound(f, members: bool = False):
     a, b, rel = as_expr(f.lhs), as_expr(f.rhs), f.rel
     if a.is_number and not b.is_number:
         a, b, rel = b, a, _FLIP[rel]
-    return (a, b, rel) if _one_value(a, members) and b.is_number and b.is_real else None
+    return (a, b, rel) if one_value(a, members) and b.is_number and b.is_real else None
 
 
-def _one_value(a, members: bool) -> bool:
+def one_value(a, members: bool = True) -> bool:
+    """A symbol, or (``members``) a family member at literal indices (``s_1``)."""
     return a.is_Symbol or (members and isinstance(a, sympy.Indexed) and all(i.is_Integer for i in a.indices))
 
 
