@@ -29,6 +29,9 @@ def _inconsistent(text):
     ("let m: integer\nassume a: m > 0\nassume b: m < 1\nstep s: m > 0\n", "`a`, `b`", "m ≥ 1"),
     ("random X\nlet c: positive real\nassume pos: X > 0\nassume m: E[X] = -c\nstep s: E[X] < 0\n", "`pos`, `m`",
      "mean"),
+    # a bound on every member of a family whose range is not empty
+    ("let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume pos: q_i > 0\nassume m: E[q_i] = -1\nstep t: E[q_1] < 0\n", "`pos`, `m`", "E[q_i]"),
+    ("let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume a: q_i > 1\nassume b: 0 > q_i\nstep t: q_1 < 0\n", "`a`, `b`", "q_i > 1"),
 ])
 def test_bounds_that_leave_no_value_are_contradictory(text, labels, why):
     d, statuses = _inconsistent(text)
@@ -47,6 +50,12 @@ def test_bounds_that_leave_no_value_are_contradictory(text, labels, why):
     "let x: real\nassume g: x > 1\nassume h: x = 2\nstep s: x > 1\n",
     "let m: integer\nassume a: m > 0\nassume b: m < 2\nstep s: m > 0\n",                   # m = 1
     "random X\nlet c: positive real\nassume pos: X > 0\nassume m: E[X] = c\nstep s: E[X] > 0\n",
+    "let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume pos: q_i > 0\nassume m: E[q_i] = 1\nstep t: E[q_1] > 0\n",
+    "let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume nn: q_i >= 0\nassume m: E[q_i] = 0\nstep t: E[q_1] >= 0\n",        # q_i = 0 almost surely
+    # a range that may be empty (m = 1): the bounds say nothing there, and no contradiction follows
+    "let m: integer\nlet j: index 2..m\nrandom r_j for j in 2..m\nassume lo: r_j > 1\nassume hi: r_j < 0\n"
+    "step t: 1 > 0\n",
+    "let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nlet j: index 1..n\nassume pos: q_i > 0\nassume m: E[q_j] = 1\nstep t: E[q_1] > 0\n",
 ])
 def test_bounds_that_leave_a_value_are_not(text):
     d, statuses = _inconsistent(text)

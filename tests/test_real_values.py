@@ -152,3 +152,26 @@ def test_a_check_guard_that_holds_is_checked(text):
 def test_a_simulation_of_an_expression_undefined_with_positive_probability_is_an_error(claim, undefined):
     rep = check_text(f"random W ~ Uniform(-1, 1)\nsimulate s: {claim} with samples = 1000, seed = 1\n", "t.step")
     assert ("E-undefined" in _codes(rep)) == undefined, claim
+
+
+@pytest.mark.parametrize("text", [
+    "random W ~ Uniform(-1, 1)\nstep s: E[sqrt(W)^2] = 0\n",        # held `where: W ≥ 0 almost surely`
+    "random W ~ Uniform(-1, 1)\nstep s: E[sqrt(W)^2] = E[W]\n",
+    "random R ~ Rademacher\nstep s: E[sqrt(R)^2] = 0\n",
+    "random B ~ Bernoulli(1/2)\nstep s: E[1/B] = 1\n",
+    "random Z ~ Normal(0, 1)\nstep s: E[log(Z^2 + Z)] = E[log(Z^2 + Z)]\n",
+])
+def test_a_step_whose_guard_the_declared_law_breaks_is_an_error(text):
+    _refused(text)
+
+
+@pytest.mark.parametrize("text, where", [
+    ("random W ~ Uniform(0, 1)\nstep s: E[sqrt(W)^2] = 1/2\n", ["W ≥ 0 almost surely"]),
+    ("random X\nstep s: E[sqrt(X)^2] = E[X]\n", ["X ≥ 0 almost surely"]),  # no law: a condition, shown
+    ("random Z ~ Normal(0, 1)\nstep s: E[sqrt(Z^2)^2] = 1\n", []),
+    ("random B ~ Bernoulli(1/2)\nstep s: E[sqrt(B)^2] = 1/2\n", ["B ≥ 0 almost surely"]),
+])
+def test_a_step_whose_guard_the_declared_law_keeps_holds(text, where):
+    rep = check_text(text, "t.step")
+    assert "E-undefined" not in _codes(rep) and _status(rep) == ["holds"], text
+    assert sorted(u.label for u in rep.steps[0].links[0].uses if u.kind == "domain") == where

@@ -38,17 +38,19 @@ def consistency(checker, new_label: str | None = None):
     try:  # through the link cache: the same statements give the same facts
         bad = consistent(checker, new_label, lambda: check_consistency(checker.prover.decls, facts, checker.limits,
                                                                        cache=state.consistency_cache))
-    except KernelLimit as e:  # too large to check: say so (links resting on them hit the same limit: unknown)
+    except Exception as e:  # noqa: BLE001 - too large (links resting on them hit the same limit: unknown), or
+        # a shape the check does not handle: said, never taken as "consistent" in silence
         if any(d.code == "W-unchecked-assumptions" for d in checker.rep.diagnostics):
             return  # said once per file
         first = state.labels_span.get(new_label or list(facts)[-1])
+        notes = ([str(e), "a step that needs these facts is not proved either (it stays unknown)"]
+                 if isinstance(e, KernelLimit) else
+                 [f"the check stopped on an internal error ({type(e).__name__}: {e}); please report it",
+                  "steps are still checked, but a contradiction among these facts may go unseen"])
         checker.rep.diagnostics.append(Diagnostic(
-            "warning", "the assumptions could not be checked for contradictions", first, "too large",
-            notes=[str(e), "a step that needs these facts is not proved either (it stays unknown)"],
-            code="W-unchecked-assumptions"))
+            "warning", "the assumptions could not be checked for contradictions", first,
+            "too large" if isinstance(e, KernelLimit) else "not checked", notes=notes, code="W-unchecked-assumptions"))
         return
-    except Exception:  # an unsupported shape: no verdict
-        bad = None
     if bad and not set(bad) <= state.contradiction:
         state.contradiction |= set(bad)
         first = state.labels_span.get(bad[0])

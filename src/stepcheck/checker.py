@@ -20,7 +20,7 @@ from sympy import IndexedBase, KroneckerDelta, Symbol
 from . import syntax as S
 from .assumptions import fact_kind, inequality_kind
 from .elaborate import DEFINED, KIND_OF_TYPE, Definition, Elaborator, Family
-from .judge.domains import always_defined, condition_texts, discharging_facts, open_conditions
+from .judge.domains import always_defined, condition_texts, discharging_facts, law_defined, open_conditions
 from .uses import built_signs, domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, clip, closest, error
 from .judge import settle, settle_step
@@ -409,9 +409,10 @@ class Checker:
             el.used_defs, el.conditions = set(), []
             try:
                 exprs.append(el.mexpr(node))
+                law_defined(state, el.conditions, node)  # a guard the declared laws break: E-undefined
             except StepError as e:
                 self.err(e)
-                exprs.append(None)
+                exprs[len(defs):] = [None]
                 ok = False
             defs.append(set(el.used_defs))
             conds.append(list(el.conditions))

@@ -346,7 +346,9 @@ _TABLE = (
         "Before any step, stepcheck checks that the assumptions can all hold at once. Their equations form a "
         "polynomial system; when it is too large to solve in bounded time (many unknowns, high degrees), the "
         "check is skipped and this warning says so. A step that needs these facts meets the same limit and "
-        "stays unknown, so nothing is proved from facts that were not checked.",
+        "stays unknown, so nothing is proved from facts that were not checked. If the check stops on an internal "
+        "error (a bug: please report it), the warning says so too; the steps are still checked, but a "
+        "contradiction among those facts may go unseen.",
         "Split the assumptions into smaller groups, or state lower-degree facts (a moment of a sum rather than "
         "of its 18th power).",
         example="let x, y, z: real\nassume a1: (x + y + z)^7 = 1\nassume a2: (x + y + z)^8 = 2\n"

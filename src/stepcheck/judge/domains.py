@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sympy
 
+from ..conditions import DEFINED
 from ..kernel.calculus import REALS, Iv, sign_proof, signed_real
 from ..kernel.prove import refined_domain
 from ..terms.facts import IneqFact, KernelLimit
@@ -24,6 +25,17 @@ _TEXT = {"!=": "≠", ">": ">", ">=": "≥"}
 _DETAIL = {"!=": "a divisor (or a base raised to a negative power) must not be 0",
            ">": "the argument of log (or a base raised to a symbolic power) must be positive",
            ">=": "the argument of sqrt (or of a fractional power) must not be negative"}
+
+
+def law_defined(state, conditions, node) -> None:
+    """E-undefined, as in a ``check``, where a guard on random variables of declared laws fails with
+    positive probability (``E[sqrt(W)]`` with ``W ~ Uniform(-1, 1)``); a step would otherwise hold only
+    where the declared law itself is contradicted (``where: W ≥ 0 almost surely``)."""
+    guards = [c for c in conditions if c[1] == DEFINED and c[0].has(E)]
+    if guards:
+        from ..numeric import check_defined
+
+        check_defined(state, guards, node)
 
 
 def discharged(x, rel: str, domain) -> bool:

@@ -27,7 +27,7 @@ import itertools
 
 import sympy
 
-from ..terms.facts import Decls, EqFact, IndepFact, KernelLimit, Limits
+from ..terms.facts import Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from ..terms.objects import SD, Cov, DSum, E, Var, as_expr
 from ..terms.printer import show
 from .normal import Normalizer, _expand
@@ -312,6 +312,26 @@ def _side(s, end, strict, lab, low: bool) -> str:
     return f"{show(s)} is declared {sign}{' (a whole number)' if s.is_integer else ''}"
 
 
+def _member_bound(f, decls):
+    """(member, number, relation) of a bound on every member of a family (``q_i > 0`` for i in a range
+    that is not empty, ``i`` the fact's own quantified index), else None: the member at the symbol ``i``
+    stands for each of them, and the quantified equations about it (``E[q_i] = -1``) use the same symbol."""
+    if not isinstance(f, IneqFact) or not f.free or f.distinct or f.rel not in ("<", "<=", ">", ">="):
+        return None
+    a, b = as_expr(f.lhs), as_expr(f.rhs)
+    if a.is_number:
+        a, b = b, a
+    if not (isinstance(a, sympy.Indexed) and sorted(a.indices, key=str) == sorted(f.free, key=str)
+            and len(set(a.indices)) == len(a.indices) and b.is_number and b.is_real):
+        return None
+    for i in f.free:
+        lo, hi = decls.index_ranges.get(i, (None, None))
+        if lo is None or (hi - lo).is_nonnegative is not True:  # an empty range makes the fact say nothing
+            return None
+    rel = f.rel if as_expr(f.lhs) == a else {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[f.rel]
+    return a, b, rel
+
+
 def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
     """Assumed bounds by numbers on one symbol that leave it no value (``x > 1`` and ``x < 0``; ``c < 0`` for a
     declared positive c), or, for a random symbol (bounded almost surely), a mean the equations fix outside
@@ -320,7 +340,7 @@ def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
     fixed: dict = {}  # x = 2: bounded by 2 on both sides, where x has a bound of its own
     for lab in labels:
         for f in facts[lab]:
-            got = number_bound(f, members=True)
+            got = number_bound(f, members=True) or _member_bound(f, decls)
             if got is not None and got[1].is_Rational:
                 bounds.setdefault(got[0], []).append((lab, got[1], got[2]))
             elif isinstance(f, EqFact) and not f.free:

@@ -1,0 +1,81 @@
+"""E[g(X)] for X of a declared finite law with numeric parameters is the sum of g(x) P(X = x) over the
+support (distributions._finite_law_value): given to the kernel when a residual mentions it, and to the
+consistency check when an assumption does."""
+import pytest
+
+from stepcheck.checker import check_text
+
+DECLS = """random B ~ Bernoulli(1/2)
+random R ~ Rademacher
+random D ~ DiscreteUniform(-2, 2)
+random N ~ Binomial(3, 1/2)
+random Y ~ Bernoulli(1/4)
+let n: positive integer
+random q_i ~ Rademacher for i in 1..n
+random W ~ Uniform(0, 1)
+random X
+let c: real
+let t: positive real
+let p: real
+random U ~ Bernoulli(p)
+assume pr: p > 0
+assume pr1: p < 1
+"""
+
+
+def _link(claim):
+    rep = check_text(DECLS + f"step s: {claim}\n", "t.step")
+    assert not [d for d in rep.diagnostics if d.severity == "error"], claim
+    (lk,) = rep.steps[-1].links
+    return lk
+
+
+@pytest.mark.parametrize("claim, law", [
+    ("E[1/(B + 1)] = 3/4", "B ~ Bernoulli(1/2)"),
+    ("E[exp(R)] = (exp(1) + exp(-1))/2", "R ~ Rademacher"),
+    ("E[abs(D)] = 6/5", "D ~ DiscreteUniform(-2, 2)"),
+    ("E[1/(N + 1)] = 15/32", "N ~ Binomial(3, 1/2)"),
+    ("E[2^N] = 27/8", "N ~ Binomial(3, 1/2)"),
+    ("E[log(Y + 1)] = log(2)/4", "Y ~ Bernoulli(1/4)"),
+    ("E[exp(c R)] = (exp(c) + exp(-c))/2", "R ~ Rademacher"),           # a name in the term: exp(c) is total
+    ("E[exp(t q_i)] = (exp(t) + exp(-t))/2", "q_i ~ Rademacher"),       # a family member
+    ("3 E[1/(B + 1)] + 1 = 13/4", "B ~ Bernoulli(1/2)"),
+])
+def test_the_expectation_of_a_function_of_a_finite_law_is_its_sum_over_the_support(claim, law):
+    lk = _link(claim)
+    assert lk.status == "holds", claim
+    assert [u.label for u in lk.uses if u.kind == "distribution"] == [law]
+
+
+@pytest.mark.parametrize("claim, residual", [
+    ("E[1/(B + 1)] = 1/2", "1/4"),
+    ("E[abs(D)] = 1", "1/5"),
+    ("E[2^N] = 3", "3/8"),
+])
+def test_a_wrong_value_fails_with_the_law_as_witness(claim, residual):
+    lk = _link(claim)
+    assert lk.status == "fails", claim
+    assert lk.counterexample is not None
+
+
+@pytest.mark.parametrize("claim", [
+    "E[1/(c + R)] = c/(c^2 - 1)",      # 1/(c ± 1) has no value at c = ∓1: no fact
+    "E[exp(W)] = exp(1) - 1",          # a continuous law: no sum over a support
+    "E[1/(X^2 + 2)] <= 1/2 + E[X^2]",  # no declared law (true, but not from a support)
+    "E[1/(U + 1)] = 1 - p/2",          # a symbolic parameter: no support to sum over
+])
+def test_no_sum_over_a_support_where_it_does_not_apply(claim):
+    assert _link(claim).status == "unknown", claim
+
+
+def test_no_sum_over_the_product_of_two_laws_not_declared_independent():
+    # true for independent R and B, false for others with the same laws: the laws of each say nothing of it
+    lk = _link("E[exp(R + B)] = (exp(1) + exp(-1))/4 + (exp(2) + 1)/4")
+    assert lk.status == "fails" and lk.counterexample is not None
+
+
+def test_an_assumption_contradicting_the_sum_over_the_support_is_inconsistent():
+    rep = check_text("random B ~ Bernoulli(1/2)\nassume a: E[1/(B + 1)] = 1\nstep s: E[B] = 1/2\n", "t.step")
+    assert "E-inconsistent" in {d.code for d in rep.diagnostics}
+    ok = check_text("random B ~ Bernoulli(1/2)\nassume a: E[1/(B + 1)] = 3/4\nstep s: E[B] = 1/2\n", "t.step")
+    assert "E-inconsistent" not in {d.code for d in ok.diagnostics}
