@@ -246,3 +246,33 @@ def test_of_several_bounds_the_tightest_is_read(assumes, status, uses):
 def test_a_positive_integer_is_at_least_one(step, status):
     lk = _link(f"let n: positive integer\nlet c: positive real\nstep s: {step}\n")
     assert lk.status == status, step
+
+
+@pytest.mark.parametrize("assumes, step, status, uses", [
+    # one bound on each side, one open: one twin for both, lo + (hi - lo) t/(1 + t)
+    ("assume lo: c > -1\nassume hi: c < 1\n", "sqrt((c - 1)^2) + sqrt((c + 1)^2) = 2", "holds", ["hi", "lo"]),
+    ("assume lo: c >= 0\nassume hi: c < 1\n", "sqrt(c^2) + sqrt((c - 1)^2) = 1", "holds", ["hi", "lo"]),
+    ("assume lo: c > 0\nassume hi: c <= 1\n", "sqrt(c^2) + sqrt((c - 1)^2) = 1", "holds", ["hi", "lo"]),
+    ("assume lo: c > -1\nassume hi: c < 1\n", "1 - c^2 > 0", "holds", ["hi", "lo"]),
+    # near misses: an end one short of what the step needs
+    ("assume lo: c > -1\nassume hi: c < 2\n", "sqrt((c - 1)^2) + sqrt((c + 1)^2) = 2", "fails", []),
+    ("assume lo: c > -2\nassume hi: c < 1\n", "sqrt((c - 1)^2) + sqrt((c + 1)^2) = 2", "fails", []),
+    # two closed ends: no one twin reaches both; the lower one is read, then the upper one, then the cases
+    # [lo, hi) and c = hi
+    ("assume lo: c >= 0\nassume hi: c <= 1\n", "sqrt((c - 1)^2) = 1 - c", "holds", ["hi"]),
+    ("assume lo: c >= 0\nassume hi: c <= 1\n", "sqrt(c^2) = c", "holds", ["lo"]),
+    ("assume lo: c >= 0\nassume hi: c <= 1\n", "sqrt(c^2) + sqrt((c - 1)^2) = 1", "holds", ["hi", "lo"]),
+    ("assume lo: c >= -1\nassume hi: c <= 1\n", "sqrt((c - 1)^2) + sqrt((c + 1)^2) = 2", "holds", ["hi", "lo"]),
+    ("assume lo: c >= 0\nassume hi: c <= 2\n", "sqrt(c^2) + sqrt((c - 1)^2) = 1", "fails", []),
+    ("assume lo: c >= 0\nassume hi: c <= 1\n", "sqrt(c^2) + sqrt((c - 1)^2) = 1 + c", "fails", []),
+])
+def test_a_symbol_bounded_on_both_sides_is_read_in_its_interval(assumes, step, status, uses):
+    lk = _link("let c: real\n" + assumes + f"step s: {step}\n")
+    assert lk.status == status, (assumes, step)
+    assert sorted(u.label for u in lk.uses if u.kind != "domain") == uses, (assumes, step)
+
+
+def test_an_interval_twin_is_read_back_in_the_symbol():
+    lk = _link("let c: real\nassume lo: c > -1\nassume hi: c < 1\nstep s: sqrt((c - 1)^2) = c - 1\n")
+    assert lk.status == "fails" and lk.counterexample.startswith("c = ")
+    assert "_in" not in lk.residual and lk.residual.replace(" ", "") in ("2-2c", "-2c+2")

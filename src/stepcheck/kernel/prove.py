@@ -22,7 +22,7 @@ from .calculus import REALS, Iv, sign_proof, symbol_domain
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import UNROLL, UNROLL_FIRST, Normalizer, Term, Trace, _expand
 from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
-from .twins import Twinned, binds, number_bound, read_back, twin_of
+from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_in, twin_of
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 
 
@@ -114,6 +114,19 @@ def _gap(f):
     g = as_expr(f.lhs) - as_expr(f.rhs)
     g = g if f.rel == ">" else -g
     return None if g.has(E, DSum, sympy.Sum) else g
+
+
+def _all_cases(proofs: list) -> Proof:
+    """The proof of a link split into cases (each a proof of one twin set): the first that fails, else one
+    proof resting on what every case used."""
+    if len(proofs) == 1 or not proofs[-1].holds:
+        return proofs[-1]
+    first = proofs[0]
+    union = lambda attr: list(dict.fromkeys(x for p in proofs for x in getattr(p, attr)))
+    forms = {lab: frozenset().union(*(p.indep_forms.get(lab, ()) for p in proofs))
+             for p in proofs for lab in p.indep_forms}
+    return dataclasses.replace(first, used=union("used"), ranges=union("ranges"), rules=union("rules"),
+                               signs=union("signs"), indep_forms=forms, limited=any(p.limited for p in proofs))
 
 
 def free_indices(exprs, decls: Decls) -> list:
@@ -476,7 +489,7 @@ class LinkProver:
             nz.enclosing, nz.reducer, nz.trace = saved, saved_reducer, saved_trace
         return out
 
-    def _twins(self, labels, link=()) -> dict:
+    def _twins(self, labels, link=()) -> list:
         """{c: its twin} for each real (not random) symbol of no declared sign that an assumed bound among the facts of
         ``labels`` bounds by a number: ``c > 0`` makes the twin c as a positive real, ``c > -1`` makes it
         ``-1 + t`` for a positive t (``c < 2``: ``2 - t``).  sympy then reads the sign as it does a declared
@@ -484,9 +497,12 @@ class LinkProver:
         facts, which the proof lists as used (every c above the bound is ``-1 + t`` for one t > 0);
         attribution drops them only where the proof holds without.  A symbol bound inside ``link`` (a
         limit's or a derivative's variable) gets no shifted twin: it is not a value there.  Of several
-        bounds on one symbol the tightest lower one is read (``c > -1`` and ``c > 2``: ``2 + t``), else the
-        tightest upper one."""
-        best: dict = {}  # symbol -> (rank, twin): the tightest lower bound, else the tightest upper one
+        bounds on one symbol the tightest on each side are read (``c > -1`` and ``c > 2``: ``2 + t``); with
+        one on each side, one twin for both (``twins.interval_twin``: ``-1 < c < 1`` is ``-1 + 2 t/(1 + t)``),
+        else (two closed ends) the lower one, where that proof fails the upper one, and then the two
+        cases [lo, hi) and c = hi.  Returns the options to try, in order, each a list of twin sets (its
+        cases, which must all hold); empty where no symbol has a twin."""
+        best: dict = {}  # (symbol, lower?) -> (rank, twin, bound, relation): the tightest bound on each side
         for lab in labels:
             for f in self.facts[lab]:
                 got = twin_of(f)
@@ -495,10 +511,21 @@ class LinkProver:
                         not got[1].is_Symbol and any(binds(x, got[0]) for x in link)):
                     continue
                 _, b, rel = number_bound(f)
-                rank = (rel in (">", ">="), b if rel in (">", ">=") else -b, rel in (">", "<"))
-                if got[0] not in best or rank > best[got[0]][0]:
-                    best[got[0]] = (rank, got[1])
-        return {a: tw for a, (_, tw) in best.items()}
+                low = rel in (">", ">=")
+                rank = (b if low else -b, rel in (">", "<"))
+                if (got[0], low) not in best or rank > best[got[0], low][0]:
+                    best[got[0], low] = (rank, got[1], b, rel)
+        twins, other, split, ends = {}, {}, {}, {}
+        for a, _ in best:
+            lo, hi = best.get((a, True)), best.get((a, False))
+            both = interval_twin(a, lo[2], lo[3], hi[2], hi[3]) if lo and hi else None  # -1 < c < 1: one twin
+            twins[a] = both if both is not None else (lo or hi)[1]
+            if lo and hi and both is None and lo[2] < hi[2]:  # 0 <= c <= 1: [0, 1) as one twin, then c = 1
+                other[a] = hi[1]
+                split[a], ends[a] = interval_twin(a, lo[2], lo[3], hi[2], "<"), hi[2]
+        if not other:
+            return [[twins]] if twins else []
+        return [[twins], [{**twins, **other}], [{**twins, **split}, {**twins, **ends}]]
 
     def _twin_prover(self, twins: dict) -> "LinkProver":
         """A prover of its own over every fact with ``twins`` put in, one per set of twins (its caches kept)."""
@@ -540,13 +567,21 @@ class LinkProver:
         deadline = deadline or Deadline(self.limits.seconds)
         if ranges is None:
             ranges = free_indices([lhs, rhs], self.decls)
-        twins = self._twins(candidates, (lhs, rhs))
-        if twins:  # proved with the signed twins, read back in the link's own symbols
-            back = read_back(twins)
-            p = self._twin_prover(twins).prove_link(lhs.xreplace(twins), rhs.xreplace(twins), candidates, rel,
-                                                    deadline, ranges, unroll)
-            return dataclasses.replace(p, residual=None if p.residual is None else _expand(p.residual.xreplace(back)),
-                                       signs=[x for x in p.signs if x not in back])
+        options = self._twins(candidates, (lhs, rhs))
+        for k, pieces in enumerate(options):  # proved with the twins, read back in the link's own symbols
+            proofs = []
+            for twins in pieces:  # the cases of one option: each must hold
+                back = read_back(twins)
+                p = self._twin_prover(twins).prove_link(lhs.xreplace(twins), rhs.xreplace(twins), candidates, rel,
+                                                        deadline, ranges, unroll)
+                proofs.append(dataclasses.replace(p, residual=None if p.residual is None else
+                                                  _expand(read_in(p.residual, twins, back)),
+                                                  signs=[x for x in p.signs if x not in back]))
+                if not p.holds:
+                    break
+            p = _all_cases(proofs)
+            if p.holds or k == len(options) - 1 or p.inconsistent or deadline.remaining() <= 0:
+                return p
         try:
             with bounded_by(deadline):
                 a = self.attempt(lhs, rhs, list(candidates), list(ranges), deadline, rel, unroll)

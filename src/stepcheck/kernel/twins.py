@@ -64,15 +64,42 @@ def twin_of(f):
     return a, (b + t if rel in (">", ">=") else b - t)
 
 
+_INTERVALS: dict = {}  # (symbol, lower, its relation, upper, its relation) -> its twin's parameter
+
+
+def interval_twin(a, lo, lo_rel: str, hi, hi_rel: str):
+    """The twin of ``a`` between two numbers, lo < hi, at least one end open: ``lo + (hi - lo) t/(1 + t)``
+    for t > 0 (t >= 0 where a may equal lo) when the upper end is open, ``hi - (hi - lo) t/(1 + t)`` when
+    only the lower one is.  t/(1 + t) takes every value in (0, 1) exactly once for t > 0 (and 0 at t = 0),
+    so the twin takes every admissible value of ``a`` and no other (``-1 < c < 1``: ``-1 + 2 t/(1 + t)``,
+    and ``sqrt((c - 1)^2) = 1 - c``); None for two closed ends (no such form reaches both) or lo >= hi."""
+    closed_lo, closed_hi = lo_rel == ">=", hi_rel == "<="
+    if (closed_lo and closed_hi) or not (lo < hi):
+        return None
+    key = (a, lo, lo_rel, hi, hi_rel)
+    if key not in _INTERVALS:
+        _INTERVALS[key] = sympy.Dummy(f"{a.name}_in", **{"nonnegative" if closed_lo or closed_hi else "positive": True})
+    t = _INTERVALS[key]
+    return lo + (hi - lo) * t / (1 + t) if not closed_hi else hi - (hi - lo) * t / (1 + t)
+
+
 def read_back(twins: dict) -> dict:
     """The substitution that reads a twin's symbol as the link's own: c for a signed twin, c - b (b - c)
-    for the offset t of ``b + t`` (``b - t``)."""
+    for the offset t of ``b + t`` (``b - t``), (c - lo)/(hi - c) ((hi - c)/(c - lo)) for the parameter t
+    of an interval's twin."""
     back = {}
     for a, tw in twins.items():
         if tw.is_Symbol:
             back[tw] = a
+            continue
+        if tw.is_number:  # a case at one end (c = 1): nothing to read back
+            continue
+        (t,) = tw.free_symbols
+        ends = [k[1:] for k, v in _INTERVALS.items() if v == t]
+        if ends:  # lo + (hi - lo) t/(1 + t), or hi - (hi - lo) t/(1 + t) for a closed upper end
+            lo, _, hi, hi_rel = ends[0]
+            back[t] = (a - lo) / (hi - a) if hi_rel != "<=" else (hi - a) / (a - lo)
         else:
-            (t,) = tw.free_symbols
             back[t] = a - (tw - t) if tw.coeff(t) == 1 else (tw + t) - a
     return back
 
@@ -86,6 +113,17 @@ def binds(x, s) -> bool:
         if isinstance(node, (sympy.Limit, Extremum)) and node.args[1] == s:
             return True
     return False
+
+
+def read_in(x, twins: dict, back: dict):
+    """``x`` (a residual over the twins) read back in the link's own symbols; where an interval's twin was
+    read, each sum inside is put over one denominator (``t/(1 + t)`` read back is ``(c + 1)/2``, not a
+    fraction of fractions)."""
+    got = x.xreplace(back)
+    params = set(_INTERVALS.values())
+    if any(tw.free_symbols & params for tw in twins.values()):
+        got = sympy.bottom_up(got, lambda e: sympy.cancel(e) if e.is_Add else e)
+    return got
 
 
 class Twinned(Mapping):
