@@ -35,6 +35,7 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
 from . import calculus
 from ..terms.facts import MAX_EXPANSION, Deadline, Decls, IndepFact, KernelLimit, Limits
 from .independence import Independence
+from .elementary import elementary
 from .reduce import memo
 from .rules import rule
 from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, canon_bound, is_canon_bound
@@ -227,7 +228,7 @@ class Normalizer(Independence):
     def terms(self, x) -> list[Term]:
         self.deadline.check()
         if not x.has(Sum, Product, *_PROB, KroneckerDelta, Derivative, Limit, Extremum):
-            return [Term(_elementary(x))]
+            return [Term(elementary(x))]
         if isinstance(x, Add):
             out = []
             for a in x.args:
@@ -292,7 +293,7 @@ class Normalizer(Independence):
         if self.rvs(x):
             return [Term(x)]
         y = x.func(*[self.opaque(a) for a in x.args])
-        return [Term(_elementary(y))]
+        return [Term(elementary(y))]
 
     def _check_size(self, ts):
         if len(ts) > self.limits.max_terms:
@@ -620,21 +621,6 @@ def _orders(summand, keep) -> list:
     for g in groups:
         out = [o + p for o in out for p in itertools.permutations(g)]
     return out
-
-
-def _elementary(x):
-    """Identities of elementary functions that hold for every value: |a b| = |a| |b|, and the log rules
-    where sympy knows the factors positive."""
-    if x.has(sympy.Abs):
-        x = x.replace(lambda e: isinstance(e, sympy.Abs) and isinstance(e.args[0], Mul),
-                      lambda e: Mul(*[sympy.Abs(f) for f in Mul.make_args(e.args[0])]))
-    return _expand_logs(x) if x.has(sympy.log) else x
-
-
-def _expand_logs(x):
-    """log(a b) = log a + log b and log(a^k) = k log a, only where sympy knows the factors positive
-    (``force=False``): for a real y, log(y^2) stays as it is (it is 2 log|y|)."""
-    return sympy.expand_log(x, force=False)
 
 
 def _fresh(name: str, taken) -> Dummy:

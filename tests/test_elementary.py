@@ -1,0 +1,53 @@
+"""kernel/elementary.py: identities of elementary functions that hold for every real value, applied to each
+term while normalising (a rule's test where it applies, and where it must not)."""
+import pytest
+import sympy
+
+from stepcheck.checker import check_text
+from stepcheck.kernel.elementary import elementary
+
+DECLS = "let n: positive integer\nlet x: real\nlet c: positive real\nlet r: real\n"
+
+
+def _status(step):
+    rep = check_text(DECLS + f"step s: {step}\n", "t.step")
+    return [lk.status for s in rep.steps for lk in s.links]
+
+
+@pytest.mark.parametrize("step", [
+    "(2^n)^2 = 4^n",
+    "(-2)^n (-2)^n = 4^n",
+    "2^n + 2^n = 2^(n + 1)",
+    "12^n = 4^n 3^n",
+    "4^x = 2^(2 x)",
+    "(1/4)^x = 2^(-2 x)",
+    "(2/3)^x 3^x = 2^x",
+    "exp(x log(3)) = 3^x",
+    "exp(x log(c)) = c^x",
+    "exp(log(2) + x) = 2 exp(x)",
+    "exp(n log(4)) = 2^(2 n)",
+])
+def test_equal_powers_and_exponentials_of_logs_hold(step):
+    assert _status(step) == ["holds"], step
+
+
+@pytest.mark.parametrize("step", [
+    "4^n = 2^n", "(-2)^n (-2)^n = -4^n", "exp(x log(3)) = 2^x", "2^n + 2^n = 2^(n + 2)", "6^x = 2^x",
+])
+def test_unequal_powers_fail(step):
+    assert _status(step) == ["fails"], step
+
+
+def test_a_negative_base_or_a_base_of_no_known_sign_is_left_alone():
+    x, r = sympy.Symbol("x", real=True), sympy.Symbol("r", real=True)
+    assert elementary(sympy.Pow(-4, x, evaluate=False)) == sympy.Pow(-4, x, evaluate=False)
+    assert elementary(sympy.exp(x * sympy.log(r))) == sympy.exp(x * sympy.log(r))  # r may be negative
+    assert elementary(sympy.Pow(2, x)) == sympy.Pow(2, x)                          # a prime: already its form
+    assert elementary(sympy.Pow(4, 3)) == 64                                        # a number: sympy's own
+
+
+def test_a_base_too_large_to_factor_quickly_is_left_alone():
+    x = sympy.Symbol("x", real=True)
+    big = sympy.Integer(10**13)
+    assert elementary(sympy.Pow(big, x)) == sympy.Pow(big, x)
+    assert elementary(sympy.Pow(sympy.Integer(10**6), x)) == sympy.Pow(2, 6 * x) * sympy.Pow(5, 6 * x)
