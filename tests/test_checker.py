@@ -817,3 +817,33 @@ def test_log_splits_over_a_sum_of_exponentials(step, want):
 ])
 def test_a_literal_member_in_range_by_an_assumed_bound(step, want):
     _step_status(MAXES + "assume n2: n >= 2\n", step, want)
+
+
+def test_an_extremums_variable_is_no_name_of_its_fact():
+    """`max(x exp(-x), x in [0, 3])` binds x: the step's fact is no candidate for a later link about a free x
+    (it could not be evaluated at a witness, and hid the refutation of a false derivative)."""
+    text = ("let x: real\nstep a: max(x exp(-x), x in [0, 3]) = exp(-1)\n"
+            "step b: diff(tanh(2 x), x) = 1 - tanh(2 x)^2\n")
+    rep = check_text(text, "t.step")
+    assert [lk.status for s in rep.steps for lk in s.links] == ["holds", "fails"]
+
+
+def test_a_citation_missing_an_assumption_is_named_even_after_a_large_verified_step():
+    """With `by`, the wider proof is tried again from the assumptions alone when everything in scope (a
+    verified step's large fact) is too much: the link cites too little, it is not "does not hold"."""
+    text = ("let n: positive integer\nrandom x_j, y_j for j in 1..n\nassume ind: independent(x, y)\n"
+            "assume m0: E[x_j] = 0, E[y_j] = 0\nassume v1: Var(x_j) = 1, Var(y_j) = 1\n"
+            "step ch1: Var(sum(j=1..n, x_j y_j)) = n\nstep a: E[x_j] = 0     by v1\n")
+    lk = check_text(text, "t.step").steps[-1].links[0]
+    assert lk.status == "fails" and [d.code for d in lk.diagnostics if d.severity == "error"] == ["E-cites-too-little"]
+    assert "m0" in lk.diagnostics[0].label
+
+
+def test_a_refutation_on_the_cited_facts_says_other_facts_may_give_it():
+    text = "random X\nassume v: Var(X) = 1\nassume m: E[X] = 5\nstep s: E[X^2] = 3   by v\n"
+    lk = check_text(text, "t.step").steps[-1].links[0]
+    d = [d for d in lk.diagnostics if d.code == "E-fails"][0]
+    assert lk.status == "fails" and "`by`" in d.help
+    # every fact in scope cited: the step is false outright, and no such help
+    lk = check_text("random X\nassume v: Var(X) = 1\nstep s: E[X^2] = 3   by v\n", "t.step").steps[-1].links[0]
+    assert lk.status == "fails" and [d.help for d in lk.diagnostics if d.code == "E-fails"] == [None]

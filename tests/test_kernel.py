@@ -841,3 +841,18 @@ def test_facts_reach_a_sum_over_a_sub_range(step, status):
     text = ("let n: positive integer\nrandom q_i for i in 1..n\nassume ind: independent(q)\n"
             f"assume v: Var(q_i) = 1\nstep s: {step}\n")
     assert check_text(text, "t.step").steps[-1].links[0].status == status, step
+
+
+@pytest.mark.parametrize("step, status", [
+    # a member at a dimension (q_n, 1 <= n <= n) takes the family's quantified facts
+    ("E[q[n]] = 0", "holds"),
+    ("Var(q[n]) = 1", "holds"),
+    ("E[q[n]^2] = 1", "holds"),
+    ("E[q[n] q[1]] = 0", "fails"),        # n = 1: E[q_1^2] = 1
+    ("E[q[m]] = 0", "unknown"),           # an integer m of no range: perhaps no member at all
+])
+def test_facts_reach_a_member_at_a_dimension(step, status):
+    from stepcheck.checker import check_text
+    text = ("let n: positive integer\nlet m: integer\nrandom q_i for i in 1..n\nassume z: E[q_i] = 0\n"
+            f"assume v: Var(q_i) = 1\nstep s: {step}\n")
+    assert check_text(text, "t.step").steps[-1].links[0].status == status, step

@@ -24,7 +24,7 @@ from .judge.domains import always_defined, condition_texts, discharging_facts, l
 from .uses import built_signs, domain_uses, fill_uses
 from .errors import Diagnostic, Span, StepError, clip, closest, error
 from .judge import settle, settle_step
-from .judge.link import LinkJudgement, judge_link
+from .judge.link import BY_HELP, LinkJudgement, judge_link
 from .matrices import Mat, MatrixDecl, entrywise
 from .kernel import LinkProver
 from .kernel.rules import RULES
@@ -628,10 +628,10 @@ class Checker:
             notes.append(f"counterexample: {j.witness[0]}: {what} {_show_expr(j.witness[1])}")
         elif j.message and lr.status == UNKNOWN and lr.residual is None:
             notes.append(j.message)
-        if lr.status == FAILS:
+        if lr.status == FAILS:  # (with `by`, refuted on the cited facts: other facts may still give it)
             lr.diagnostics.append(Diagnostic("error", "this step does not hold", lk.claim_span(),
                                              "the two sides differ" if lk.rel == "=" else "the inequality is false",
-                                             notes=notes, code="E-fails"))
+                                             notes=notes, code="E-fails", help=BY_HELP if j.uncited else None))
         else:
             notes.append("not proved is not the same as false")
             lr.diagnostics.append(Diagnostic(

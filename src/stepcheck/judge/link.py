@@ -38,6 +38,11 @@ class LinkJudgement:
     search_notes: list = field(default_factory=list)  # why no counterexample was found / searched
     cross_check: object = None  # refuters.CrossCheck of a proved link (None: not cross-checked by request)
     message: str | None = None
+    uncited: list = field(default_factory=list)  # not-proved with `by`: facts in scope a refutation did not meet
+
+
+BY_HELP = ("the counterexample satisfies what `by` cites; if the step follows from other facts in scope, cite "
+           "them too, or leave `by` out to check it against everything in scope")
 
 
 def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, deadline, *,
@@ -81,6 +86,11 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
     if not proof.holds and has_by:
         wider = [c for c in all_labels if not (state.contradiction and c in state.contradiction)]
         proof_all = attribute(prover, lhs, rhs, wider, rel, deadline)
+        fewer = [c for c in wider if c in state.facts]
+        if not proof_all.holds and proof_all.limited and len(fewer) < len(wider):
+            # everything in scope was too much (a verified step's large fact): the assumptions alone
+            narrow = attribute(prover, lhs, rhs, fewer, rel, deadline)
+            proof_all = narrow if narrow.holds else proof_all
         # "cites too little" only when both proofs ran to completion (a limit proves nothing)
         if proof_all.holds and not proof.limited and not proof_all.limited:
             missing = [u for u in proof_all.used if u not in cited]
@@ -121,7 +131,8 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
                 proof = pr
                 break
             dropped = dropped or why
-    j = LinkJudgement(UNDECIDED, "not-proved", proof, message=proof.message, witness=witness)
+    j = LinkJudgement(UNDECIDED, "not-proved", proof, message=proof.message, witness=witness,
+                      uncited=[c for c in all_labels if c not in candidates] if has_by else [])
     for lab in unusable:
         j.search_notes.append(f"`{lab}` holds only where {', '.join(conditional[lab])}, and this link does not "
                               "have that condition: it is not used here")

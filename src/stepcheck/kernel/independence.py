@@ -186,6 +186,8 @@ class Independence:
         if br is not None:
             return br == rng or _within(br, rng)
         ir = self.index_range(a)
+        if ir is None and a.is_integer:  # a dimension or an expression in them (q_n: 1 <= n <= n)
+            ir = (a, a)
         return ir == rng or (ir is not None and _within(ir, rng))
 
     # ------------------------------------------------------------ to expressions

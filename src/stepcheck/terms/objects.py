@@ -86,6 +86,12 @@ class Extremum(Function):
 
     nargs = 5
 
+    @property
+    def free_symbols(self):
+        """x is bound, as a limit's variable is (``max(x exp(-x), x in [0, 3])`` names no x)."""
+        body, var, a, b, kind = self.args
+        return (body.free_symbols - {var}) | a.free_symbols | b.free_symbols | kind.free_symbols
+
 
 class FamilyExtremum(Function):
     """FamilyExtremum(s, lo, hi, kind): the largest (``kind`` max) or smallest entry of the family
