@@ -32,6 +32,21 @@ def _inconsistent(text):
     # a bound on every member of a family whose range is not empty
     ("let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume pos: q_i > 0\nassume m: E[q_i] = -1\nstep t: E[q_1] < 0\n", "`pos`, `m`", "E[q_i]"),
     ("let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume a: q_i > 1\nassume b: 0 > q_i\nstep t: q_1 < 0\n", "`a`, `b`", "q_i > 1"),
+    # ... and at the literal members the other facts use
+    ("let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume pos: q_i > 0\nassume m: E[q_1] = -1\nstep t: E[q_1] < 0\n", "`pos`, `m`", "E[q_1]"),
+    # bounds written in any linear form, and by names
+    ("random X\nassume neg: -X > 0\nassume m: E[X] = 1\nstep s: E[X] > 0\n", "`neg`, `m`", "mean"),
+    ("random X\nassume h: 2 X > 1\nassume m: E[X] = 0\nstep s: E[X] < 1\n", "`h`, `m`", "mean"),
+    ("random X\nlet r: real\nassume pos: X > r\nassume m: E[X] = r - 1\nstep s: E[X] < r\n", "`pos`, `m`", "mean"),
+    ("let a: positive real\nlet c: real\nassume b: c > a, c < 0\nstep s: c > 0\n", "`b`", "c > a"),
+    # bounds on moments: against each other, against the law, against the sign every law gives them
+    ("random X\nassume a: E[X] > 1\nassume b: E[X] < 0\nstep s: E[X] > 1\n", "`a`, `b`", "E[X] > 1"),
+    ("random B ~ Bernoulli(1/2)\nassume a: E[B] > 1/2\nstep s: Var(B) < 1/4\n", "`a`", "E[B] > 1/2"),
+    ("random Z ~ Normal(0, 1)\nassume a: E[Z] > 0\nstep s: E[Z] > 0\n", "`a`", "E[Z] > 0"),
+    ("random X\nassume v: Var(X) < 0\nstep s: Var(X) < 0\n", "`v`", "never negative"),
+    ("random X\nassume v: E[X^2] < 0\nstep s: E[X^2] < 0\n", "`v`", "never negative"),
+    ("random X\nassume a: E[exp(X)] = -1\nstep s: E[exp(X)] < 0\n", "`a`", "always positive"),
+    ("random R ~ Rademacher\nassume a: E[exp(R)] = 1\nstep s: E[exp(R)] = 1\n", "`a`", "cannot be both"),
 ])
 def test_bounds_that_leave_no_value_are_contradictory(text, labels, why):
     d, statuses = _inconsistent(text)
@@ -56,6 +71,13 @@ def test_bounds_that_leave_no_value_are_contradictory(text, labels, why):
     "let m: integer\nlet j: index 2..m\nrandom r_j for j in 2..m\nassume lo: r_j > 1\nassume hi: r_j < 0\n"
     "step t: 1 > 0\n",
     "let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nlet j: index 1..n\nassume pos: q_i > 0\nassume m: E[q_j] = 1\nstep t: E[q_1] > 0\n",
+    "let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume pos: q_i > 0\nassume m: E[q_1] = 2\nstep t: E[q_1] > 0\n",
+    "random X\nassume neg: -X > 0\nassume m: E[X] = -1\nstep s: E[X] < 0\n",
+    "random X\nlet r: real\nassume pos: X > r\nassume m: E[X] = r + 1\nstep s: E[X] > r\n",
+    "let a: positive real\nlet c: real\nassume b: c > a, c < 2 a\nstep s: c > 0\n",
+    "random X\nassume a: E[X] > 0\nassume b: E[X] < 1\nstep s: E[X] > 0\n",
+    "random X\nassume v: Var(X) <= 0\nstep s: Var(X) <= 0\n",                       # X constant
+    "random R ~ Rademacher\nassume a: E[exp(R)] = (exp(1) + exp(-1))/2\nstep s: E[exp(R)] > 1\n",
 ])
 def test_bounds_that_leave_a_value_are_not(text):
     d, statuses = _inconsistent(text)

@@ -79,3 +79,25 @@ def test_an_assumption_contradicting_the_sum_over_the_support_is_inconsistent():
     assert "E-inconsistent" in {d.code for d in rep.diagnostics}
     ok = check_text("random B ~ Bernoulli(1/2)\nassume a: E[1/(B + 1)] = 3/4\nstep s: E[B] = 1/2\n", "t.step")
     assert "E-inconsistent" not in {d.code for d in ok.diagnostics}
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("E[exp(10^8 R)] = 1", "fails"),        # exp(10^8) is e to the 10^8th for sympy's dense polynomials
+    ("E[2^(2^(40 B))] = 1", "unknown"),     # 2^(2^40) is never computed exactly
+    ("E[2^(3 B)] = 9/2", "holds"),
+])
+def test_huge_powers_at_a_support_point_end_in_a_verdict_not_in_memory(claim, status):
+    assert _link(claim).status == status, claim
+
+
+def test_a_polynomial_with_a_huge_exponent_is_refused_before_it_is_built():
+    import sympy
+
+    from stepcheck.kernel.reduce import _exponent_guard
+    from stepcheck.terms.facts import KernelLimit
+    x = sympy.Symbol("x")
+    with pytest.raises(KernelLimit):
+        _exponent_guard([sympy.exp(10**8) - 1])
+    with pytest.raises(KernelLimit):
+        _exponent_guard([x ** (10**6) + 1])
+    _exponent_guard([x ** 12 + sympy.exp(3 * x)])  # small: nothing to say

@@ -445,11 +445,28 @@ def _finite_law_value(state, g):
     for v, p in sup:
         if p == 0:
             continue
+        if _huge_at(g, x, v):
+            return None, None
         t = g.xreplace({x: v})
         if not (t.is_extended_real and t.is_finite if t.is_number else _total(t)):
             return None, None
         total += p * t
     return dec, sympy.expand(total)
+
+
+MAX_POWER = 10**4  # an integer power computed exactly at a support point (2^(2^40) would not fit in memory)
+
+
+def _huge_at(g, x, v) -> bool:
+    """Would ``g`` at x = v hold a power with an exponent past MAX_POWER (decided before sympy computes it)?"""
+    with sympy.evaluate(False):
+        t = g.xreplace({x: v})
+    for node in sympy.preorder_traversal(t):
+        if isinstance(node, sympy.Pow) and node.base.is_number:  # (exp(10^8) stays a symbol: harmless)
+            e = node.exp
+            if e.is_number and abs(sympy.N(e, 15)) > MAX_POWER:
+                return True
+    return False
 
 
 _TOTAL = (sympy.exp, sympy.sin, sympy.cos, sympy.tanh, sympy.sinh, sympy.cosh, sympy.atan, sympy.Abs, sympy.sign,

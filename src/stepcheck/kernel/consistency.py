@@ -32,7 +32,6 @@ from ..terms.objects import SD, Cov, DSum, E, Var, as_expr
 from ..terms.printer import show
 from .normal import Normalizer, _expand
 from .reduce import Inconsistent, basis_of, reduce_modulo
-from .twins import number_bound, one_value
 
 MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
 MAX_PAIRS_OF = 10
@@ -264,33 +263,6 @@ _SIGNS = (("is_positive", 0, True, None), ("is_nonnegative", 0, False, None),
           ("is_negative", None, None, 0), ("is_nonpositive", None, None, 0))
 
 
-def _interval(s, bounds) -> tuple:
-    """(lower end, strict, its label, upper end, strict, its label) of the values ``bounds`` (label, number,
-    relation) and the declared sign of ``s`` leave; an end is None where there is none, a label None where
-    the declaration gives it."""
-    lo = hi = None
-    lo_strict = hi_strict = False
-    lo_lab = hi_lab = None
-    for attr, low, strict, high in _SIGNS:
-        if getattr(s, attr) is True:
-            if low is not None and lo is None:
-                lo, lo_strict = sympy.Integer(low), strict
-            if high is not None and hi is None:
-                hi, hi_strict = sympy.Integer(high), attr == "is_negative"
-    if s.is_integer:  # a whole number: n > 1/2 is n >= 1, n < 1 is n <= 0
-        bounds = [(lab, *_whole(b, rel)) for lab, b, rel in bounds]
-        if lo is not None and lo_strict:
-            lo, lo_strict = lo + 1, False
-        if hi is not None and hi_strict:
-            hi, hi_strict = hi - 1, False
-    for lab, b, rel in bounds:
-        if rel in (">", ">=") and (lo is None or b > lo or (b == lo and rel == ">" and not lo_strict)):
-            lo, lo_strict, lo_lab = b, rel == ">", lab
-        if rel in ("<", "<=") and (hi is None or b < hi or (b == hi and rel == "<" and not hi_strict)):
-            hi, hi_strict, hi_lab = b, rel == "<", lab
-    return lo, lo_strict, lo_lab, hi, hi_strict, hi_lab
-
-
 def _whole(b, rel) -> tuple:
     """A bound on a whole number as a non-strict bound by a whole number."""
     if rel in (">", ">="):
@@ -300,80 +272,172 @@ def _whole(b, rel) -> tuple:
     return k, "<="
 
 
-def _empty(lo, lo_strict, hi, hi_strict) -> bool:
-    return lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_strict or hi_strict)))
-
-
 def _side(s, end, strict, lab, low: bool) -> str:
     rel = (">" if strict else "≥") if low else ("<" if strict else "≤")
     if lab:
         return f"`{lab}` gives {show(s)} {rel} {show(end)}"
+    if low and not isinstance(s, (sympy.Symbol, sympy.Indexed)):  # a variance, a mean of a positive expression
+        return f"{show(s)} is {'always positive' if strict else 'never negative'}"
     sign = ("positive" if s.is_positive else "nonnegative") if low else ("negative" if s.is_negative else "nonpositive")
     return f"{show(s)} is declared {sign}{' (a whole number)' if s.is_integer else ''}"
 
 
-def _member_bound(f, decls):
-    """(member, number, relation) of a bound on every member of a family (``q_i > 0`` for i in a range
-    that is not empty, ``i`` the fact's own quantified index), else None: the member at the symbol ``i``
-    stands for each of them, and the quantified equations about it (``E[q_i] = -1``) use the same symbol."""
-    if not isinstance(f, IneqFact) or not f.free or f.distinct or f.rel not in ("<", "<=", ">", ">="):
-        return None
-    a, b = as_expr(f.lhs), as_expr(f.rhs)
-    if a.is_number:
-        a, b = b, a
-    if not (isinstance(a, sympy.Indexed) and sorted(a.indices, key=str) == sorted(f.free, key=str)
-            and len(set(a.indices)) == len(a.indices) and b.is_number and b.is_real):
-        return None
+def _linear_bound(f, decls, literal: dict) -> list:
+    """[(quantity, bound, relation)] an inequality fact gives: ``a q + b REL c`` with a nonzero number a and
+    b, c free of q and of random variables (``-X > 0`` is ``X < 0``, ``2 X > 1`` is ``X > 1/2``, ``X > r`` for
+    a name r), for one quantity q: a symbol, a family member at literal indices, a moment or another
+    expression of random variables (``E[X] > 1``).  A bound on every member of a family (``q_i > 0`` over i, a
+    range that is not empty) is read at the symbol i, which the quantified equations about it share, and at
+    each literal member the other facts use on that family (``E[q_1] = -1`` presumes 1 in its range)."""
+    if not isinstance(f, IneqFact) or f.distinct or f.rel not in _FLIP:
+        return []
+    d = sympy.expand(as_expr(f.lhs) - as_expr(f.rhs))
+    out = []
+    for q in _quantities_of(d, decls):  # c > a bounds c below by a, and a above by c
+        a = d.coeff(q)
+        rest = sympy.expand(d - a * q)
+        if not (a.is_number and a.is_real and a != 0) or rest.has(q) or _random(rest, decls):
+            continue
+        rel = f.rel if a > 0 else _FLIP[f.rel]
+        out.append((q, sympy.expand(-rest / a), rel))
+    if not f.free or len(out) != 1:
+        return out if not f.free else []
+    q, bound, rel = out[0]
+    if not (isinstance(q, sympy.Indexed) and sorted(q.indices, key=str) == sorted(f.free, key=str)
+            and len(set(q.indices)) == len(q.indices)) or bound.free_symbols & set(f.free):
+        return []
     for i in f.free:
         lo, hi = decls.index_ranges.get(i, (None, None))
         if lo is None or (hi - lo).is_nonnegative is not True:  # an empty range makes the fact say nothing
-            return None
-    rel = f.rel if as_expr(f.lhs) == a else {"<": ">", "<=": ">=", ">": "<", ">=": "<="}[f.rel]
-    return a, b, rel
+            return []
+    if len(q.indices) == 1:
+        lo = decls.index_ranges[q.indices[0]][0]
+        out += [(q.base[k], bound, rel) for k in literal.get(q.base, ()) if sympy.Ge(k, lo) == sympy.true]
+    return out
+
+
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
+
+
+def _quantities_of(d, decls) -> list:
+    """The quantities a bound can be on in ``d``: its symbols and members, and its expressions of random
+    variables that are not sums or products (moments, ``exp(X)``)."""
+    out = [x for x in d.atoms(sympy.Symbol, sympy.Indexed) if not (isinstance(x, sympy.Symbol) and
+                                                                    any(x in ix.free_symbols for ix in d.atoms(sympy.Indexed)))]
+    for node in sympy.preorder_traversal(d):
+        if isinstance(node, (E, Var, SD, Cov)):
+            out.append(node)
+    return list(dict.fromkeys(out))
+
+
+def _random(x, decls) -> bool:
+    """Does ``x`` hold a random variable outside any moment (a moment is a number)?"""
+    if isinstance(x, (E, Var, SD, Cov)):
+        return False
+    if decls.is_rv(x):
+        return True
+    return any(_random(a, decls) for a in x.args)
+
+
+def _floor(q):
+    """(0, strict) when the quantity is positive (strict) or nonnegative whatever the law, else None: a
+    variance, an SD, the mean of a positive (nonnegative) expression, a name of that declared sign."""
+    if isinstance(q, (Var, SD)):
+        return 0, False
+    g = q.args[0] if isinstance(q, E) else q
+    if g.is_positive:
+        return 0, True
+    if g.is_nonnegative:
+        return 0, False
+    return None
 
 
 def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
-    """Assumed bounds by numbers on one symbol that leave it no value (``x > 1`` and ``x < 0``; ``c < 0`` for a
-    declared positive c), or, for a random symbol (bounded almost surely), a mean the equations fix outside
-    them (``X > 0`` and ``E[X] = -1``: a variable above 0 almost surely has a mean above 0)."""
-    bounds: dict = {}
-    fixed: dict = {}  # x = 2: bounded by 2 on both sides, where x has a bound of its own
+    """Assumed bounds that leave one quantity no value (``x > 1`` and ``x < 0``; ``c < 0`` for a declared
+    positive c; ``c > a`` and ``c < 0`` for a positive a; ``Var(X) < 0``; ``E[X] > 1/2`` where the law or an
+    equation fixes ``E[X] = 1/2``), one quantity given two different numbers (``E[exp(R)] = 1`` against the
+    law's cosh(1)), or, for a random variable (bounded almost surely), a mean the equations fix outside its
+    bounds (``X > 0`` and ``E[X] = -1``: a variable above 0 almost surely has a mean above 0)."""
+    literal: dict = {}  # family base -> the literal indices the facts put on it
     for lab in labels:
         for f in facts[lab]:
-            got = number_bound(f, members=True) or _member_bound(f, decls)
-            if got is not None and got[1].is_Rational:
-                bounds.setdefault(got[0], []).append((lab, got[1], got[2]))
-            elif isinstance(f, EqFact) and not f.free:
+            if isinstance(f, (EqFact, IneqFact)) and not f.free:
+                for ix in (as_expr(f.lhs) - as_expr(f.rhs)).atoms(sympy.Indexed):
+                    if len(ix.indices) == 1 and ix.indices[0].is_Integer:
+                        literal.setdefault(ix.base, set()).add(ix.indices[0])
+    bounds: dict = {}
+    fixed: dict = {}  # x = 2: bounded by 2 on both sides
+    for lab in labels:
+        for f in facts[lab]:
+            for q, b, rel in _linear_bound(f, decls, literal):
+                bounds.setdefault(q, []).append((lab, b, rel))
+            if isinstance(f, EqFact) and not f.free:
                 a, b = as_expr(f.lhs), as_expr(f.rhs)
                 a, b = (b, a) if a.is_number else (a, b)
-                if b.is_Rational and one_value(a):
-                    fixed.setdefault(a, []).extend([(lab, b, ">="), (lab, b, "<=")])
-    for a, bs in fixed.items():
-        if a in bounds:
-            bounds[a] += bs
+                if b.is_number and b.is_real and not a.is_number:
+                    fixed.setdefault(a, []).append((lab, b))
+    for a, vs in fixed.items():
+        for (l1, v1), (l2, v2) in itertools.combinations(vs, 2):
+            if (v1 - v2).is_zero is False and not (v1.is_Rational and v2.is_Rational):  # (rationals: the equations)
+                return Contradiction(list(dict.fromkeys([l1, l2])), f"{show(a)} cannot be both {show(v1)} and {show(v2)}")
+        bounds.setdefault(a, []).extend(b for lab, v in vs for b in ((lab, v, ">="), (lab, v, "<=")))
     for s, bs in bounds.items():
-        lo, los, lol, hi, his, hil = _interval(s, bs)
-        if _empty(lo, los, hi, his):
-            return Contradiction([lab for lab in (lol, hil) if lab],
-                                 f"no value of {show(s)} satisfies both: {_side(s, lo, los, lol, True)}, "
-                                 f"{_side(s, hi, his, hil, False)}")
+        found = _no_value(s, bs)
+        if found is not None:
+            return found
         if not (s in decls.random_symbols or (isinstance(s, sympy.Indexed) and s.base.label.name in decls.random_families)):
             continue
 
         def mean_outside(keep, s=s, bs=bs):
-            lo, los, _, hi, his, _ = _interval(s, [b for b in bs if b[0] in keep])
             try:
                 m = reduce_modulo(nz.expr(E(s)), [p for p, o in zip(polys, owners) if o in keep])
             except KernelLimit:
                 return False
-            below = lo is not None and ((m - lo).is_extended_negative or (los and (m - lo).is_zero))
-            above = hi is not None and ((m - hi).is_extended_positive or (his and (m - hi).is_zero))
-            return bool(below or above)
+            for lab, b, rel in bs:
+                if lab in keep and _beyond(m, b, rel):
+                    return True
+            return False
 
         if mean_outside(set(labels)):
             culprit = _minimal([b[0] for b in bs] + owners, mean_outside)
             return Contradiction(culprit, f"a random variable bounded almost surely has its mean within the same "
                                           f"bounds, but these assumptions put E[{show(s)}] outside them")
+    return None
+
+
+def _beyond(x, b, rel) -> bool:
+    """Is ``x`` provably outside the bound ``REL b`` (x <= b for ``> b``, x < b for ``>= b``, ...)?"""
+    d = sympy.expand(x - b if rel in (">", ">=") else b - x)
+    return bool(d.is_extended_negative or (rel in (">", "<") and d.is_zero))
+
+
+def _no_value(s, bs):
+    """A contradiction when a lower and an upper bound of ``s`` (its declared sign, or the sign every
+    variance and mean of a positive expression has, among them) leave it no value, else None."""
+    lows, highs = [], []
+    floor = _floor(s)
+    for attr, low, strict, high in _SIGNS:
+        if getattr(s, attr) is True:
+            (lows if low is not None else highs).append((None, sympy.Integer(0), strict if low is not None
+                                                         else attr == "is_negative"))
+    if floor is not None:
+        lows.append((None, sympy.Integer(floor[0]), floor[1]))
+    whole = bool(s.is_integer)
+    for lab, b, rel in bs:
+        strict = rel in (">", "<")
+        if whole and b.is_Rational:  # a whole number: n > 1/2 is n >= 1, n < 1 is n <= 0
+            b, rel = _whole(b, rel)
+            strict = False
+        (lows if rel in (">", ">=") else highs).append((lab, b, strict))
+    for lo_lab, lo, lo_strict in lows:
+        for hi_lab, hi, hi_strict in highs:
+            if whole and lo_lab is None and lo_strict and lo.is_Integer:
+                lo, lo_strict = lo + 1, False
+            d = sympy.expand(lo - hi)
+            if d.is_positive or (d.is_nonnegative and (lo_strict or hi_strict)):
+                return Contradiction(list(dict.fromkeys(lab for lab in (lo_lab, hi_lab) if lab)),
+                                     f"no value of {show(s)} satisfies both: {_side(s, lo, lo_strict, lo_lab, True)}, "
+                                     f"{_side(s, hi, hi_strict, hi_lab, False)}")
     return None
 
 

@@ -26,6 +26,7 @@ from sympy.polys.rings import PolyRing
 from .groups import linked_groups
 from ..terms.facts import KernelLimit
 from ..terms.objects import DSum, E
+from ..terms.printer import show
 
 
 class Inconsistent(Exception):
@@ -53,8 +54,24 @@ MAX_BASIS_TERMS = 1500
 MAX_BASIS_DEGREE = 6  # for a system of two or more polynomials
 
 
+MAX_EXPONENT = 1000  # a power a polynomial may hold: sympy's dense polynomials store every lower degree
+
+
+def _exponent_guard(polys) -> None:
+    """Before any dense polynomial is built: exp(10^8) is the generator e to the power 10^8 for sympy, and
+    x^(10^8) the degree 10^8 (10^8 coefficients, memory gone)."""
+    for p in polys:
+        for node in sympy.preorder_traversal(p):
+            if isinstance(node, (sympy.Pow, sympy.exp)):
+                e = node.as_base_exp()[1]
+                c = e if e.is_Number else e.as_coeff_Mul(rational=True)[0]
+                if c.is_Rational and abs(c) > MAX_EXPONENT:
+                    raise KernelLimit(f"a power {show(node)} too large for a polynomial (exponent above {MAX_EXPONENT})")
+
+
 def _size_guard(polys) -> None:
     """Before any Poly is built (building one of 10^4 terms already takes seconds)."""
+    _exponent_guard(polys)
     terms = sum(len(sympy.Add.make_args(p)) for p in polys)
     gens = set().union(*(p.atoms(E, DSum) | p.free_symbols for p in polys)) if polys else set()
     if terms > MAX_BASIS_TERMS or len(gens) > MAX_BASIS_GENS:
@@ -225,6 +242,7 @@ def _element(pn, fgens: tuple):
     factor is rational; otherwise ``parallel_poly_from_expr`` itself reads them."""
     terms = _rational_terms(pn)
     if terms is None:
+        _exponent_guard([pn])
         (P,), opt = parallel_poly_from_expr([pn], domain=QQ)
         gens = _order_gens(tuple(set(fgens) | set(opt.gens)))
         return _ring(gens).from_dict(_embed(P.rep.to_dict(), opt.gens, gens), QQ), gens
@@ -300,10 +318,11 @@ def radical(p):
     if p == 0 or not isinstance(p, (sympy.Add, sympy.Mul, sympy.Pow)) or len(sympy.Add.make_args(p)) > 30:
         return p
     try:
+        _exponent_guard([p])
         if _visibly_squarefree(sympy.Poly(p)):
             return p
         q = sympy.sqf_part(p)
-    except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
+    except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError, KernelLimit):
         return p
     return q if q != 0 else p
 
