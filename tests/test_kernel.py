@@ -856,3 +856,35 @@ def test_facts_reach_a_member_at_a_dimension(step, status):
     text = ("let n: positive integer\nlet m: integer\nrandom q_i for i in 1..n\nassume z: E[q_i] = 0\n"
             f"assume v: Var(q_i) = 1\nstep s: {step}\n")
     assert check_text(text, "t.step").steps[-1].links[0].status == status, step
+
+
+def test_power_sums_in_closed_form_agree_with_the_sums_themselves():
+    from stepcheck.kernel.closed_forms import power_sum
+    b, n = sp.Symbol("b", integer=True), sp.Symbol("n", integer=True, positive=True)
+    for k in range(1, 13):
+        lo_hi = [(sp.Integer(1), n), (sp.Integer(0), n - 1), (n, 2 * n)]
+        for lo, hi in lo_hi:
+            closed = power_sum(b**k if k > 1 else b, ((b, lo, hi),), [])
+            for v in range(1, 6):
+                want = sum(m**k for m in range(int(lo.subs(n, v)), int(hi.subs(n, v)) + 1))
+                assert closed.subs(n, v) == want, (k, lo, hi, v)
+    # a left-out index, and where the rule must not apply
+    assert power_sum(b, ((b, 1, n),), [sp.Symbol("j")]) == sp.expand(n * (n + 1) / 2 - sp.Symbol("j"))
+    assert power_sum(b, ((b, 3, n),), []) is None             # 3..n may be reversed (n = 1): not 0 in closed form
+    assert power_sum(b**13, ((b, 1, n),), []) is None
+    assert power_sum(b * sp.Symbol("c"), ((b, 1, n),), []) is None   # (constants leave the sum before)
+
+
+@pytest.mark.parametrize("step, status", [
+    ("sum(u=1..n, u) = n (n + 1)/2", "holds"),
+    ("sum(u=0..n-1, u) = n (n - 1)/2", "holds"),
+    ("sum(u=1..n, 2 u - 1) = n^2", "holds"),
+    ("sum(u=1..n, u^2) = n (n + 1) (2 n + 1)/6", "holds"),
+    ("sum(u=1..n, u) = n^2/2", "fails"),
+    ("sum(u=3..n, u) = n (n + 1)/2 - 3", "fails"),       # n = 1: the empty sum is 0, the right side -2
+    ("sum(u=1..m, u) = m (m + 1)/2", "fails"),           # m = -2: an integer of no sign
+])
+def test_sums_of_powers_of_the_index(step, status):
+    from stepcheck.checker import check_text
+    text = f"let n: positive integer\nlet m: integer\nstep s: {step}\n"
+    assert check_text(text, "t.step").steps[-1].links[0].status == status, step

@@ -35,6 +35,7 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
 from . import calculus
 from ..terms.facts import MAX_EXPANSION, Deadline, Decls, IndepFact, KernelLimit, Limits
 from .independence import Independence
+from .closed_forms import power_sum
 from .elementary import elementary
 from .reduce import memo
 from .rules import rule
@@ -565,9 +566,13 @@ class Normalizer(Independence):
             (inside if f.free_symbols & bsyms else outside).append(f)
         summand = Mul(*inside)
         coeff *= Mul(*outside)
-        s, bt = _canonical(summand, tuple(keep))
         ranges = {(lo, hi) for (_, lo, hi) in keep}
         excl = sorted({f for (lo, hi) in ranges for f in self.known(lo, hi)}, key=sympy.default_sort_key)
+        closed = power_sum(summand, keep, excl)
+        if closed is not None:
+            self.trace.rules.add("sums")
+            return coeff * closed
+        s, bt = _canonical(summand, tuple(keep))
         return coeff * DSum(s, bt, Tuple(*excl))
 
 

@@ -1,0 +1,26 @@
+"""Sums of the kernel's normal forms that have a closed form: a power of the bound index alone,
+Σ_{b=lo..hi} b^k (Faulhaber), so ``sum(u=1..n, u) = n (n + 1)/2`` is seen.  A pure function of sympy
+expressions (no facts, no state)."""
+from __future__ import annotations
+
+import sympy
+from sympy import Dummy, Integer, Pow
+
+MAX_POWER_SUM = 12  # the largest power of a bound index summed in closed form (Faulhaber)
+
+
+def power_sum(summand, keep, excl):
+    """Σ_{b=lo..hi, b ∉ excl} b^k (k <= MAX_POWER_SUM) in closed form, the summand a power of its one bound
+    index: Faulhaber's polynomial in lo and hi, less each left-out index.  Only where hi - lo + 1 >= 0 is
+    known (the closed form of a reversed range is not the empty sum's 0); the left-out indices are the
+    case's distinct free indices in the range, as for any DSum.  None where it does not apply."""
+    if len(keep) != 1:
+        return None
+    b, lo, hi = keep[0]
+    k = Integer(1) if summand == b else summand.exp if isinstance(summand, Pow) and summand.base == b else None
+    if k is None or not (k.is_Integer and 0 < k <= MAX_POWER_SUM) or not (hi - lo + 1).is_nonnegative:
+        return None
+    x = Dummy("x")
+    top = sympy.expand((sympy.bernoulli(k + 1, x + 1) - sympy.bernoulli(k + 1, Integer(0))) / (k + 1))  # Σ_{1..x}
+    upto = lambda v: top.xreplace({x: v})
+    return sympy.expand(upto(hi) - upto(lo - 1) - sum(e**k for e in excl))
