@@ -888,3 +888,20 @@ def test_sums_of_powers_of_the_index(step, status):
     from stepcheck.checker import check_text
     text = f"let n: positive integer\nlet m: integer\nstep s: {step}\n"
     assert check_text(text, "t.step").steps[-1].links[0].status == status, step
+
+
+@pytest.mark.parametrize("step, status", [
+    # an equation solved for a quantity of the margin: Var(X) = 4 makes E[X^2] - 4 into E[X]^2
+    ("E[X^2] >= 4", "holds"),
+    ("s >= 0", "holds"),                     # Var(Y) = s: s is a variance
+    ("E[q_1^2] >= 1", "holds"),              # a quantified fact, at the link's member
+    # near misses
+    ("E[X^2] >= 5", "fails"),                # X = ±2
+    ("s > 0", "fails"),                      # Y constant: s = 0
+    ("E[X^2] <= 4", "fails"),
+])
+def test_an_equation_solved_for_a_quantity_of_an_inequality(step, status):
+    from stepcheck.checker import check_text
+    text = ("random X, Y\nlet s: real\nlet n: positive integer\nrandom q_i for i in 1..n\n"
+            f"assume v4: Var(X) = 4\nassume vy: Var(Y) = s\nassume vq: Var(q_i) = 1\nstep t: {step}\n")
+    assert check_text(text, "t.step").steps[-1].links[0].status == status, step

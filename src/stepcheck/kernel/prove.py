@@ -211,11 +211,35 @@ class LinkProver:
             ok, signs = self._by_inequality_fact(nz, g, rel in ("<", ">"), ineqs, eqs, sub, domain)
         if not ok:
             ok, signs = self._by_extremum(g, rel in ("<", ">"), domain)
+        if not ok and eqs:
+            ok, signs = self._by_equation(nz, g, rel in ("<", ">"), eqs, domain)
         if ok:
             nz.trace.rules.add("inequality")
             nz.trace.signs |= signs
             return True, d, nz.trace
         return False, g, nz.trace
+
+    MAX_SOLVED = 24  # (fact, quantity) pairs tried by _by_equation
+
+    def _by_equation(self, nz, g, strict: bool, eqs, domain) -> tuple[bool, set]:
+        """``g >= 0`` (``> 0``) where an equation, solved for one quantity of ``g`` it is linear in (a number
+        coefficient), turns ``g`` into an expression of proved sign: under Var(X) = 4, E[X^2] - 4 is
+        E[X]^2; under Var(X) = s, s is E[X^2] - E[X]^2, a variance.  Sound: g equals it wherever the
+        facts hold."""
+        tried = 0
+        for p in self.instances(nz, eqs, g, ()):
+            for q in sorted(g.atoms(E, DSum, sympy.Symbol, Indexed) & p.atoms(E, DSum, sympy.Symbol, Indexed),
+                            key=sympy.default_sort_key):
+                c = p.coeff(q)
+                if not (c.is_number and c != 0) or (p - c * q).has(q):
+                    continue
+                tried += 1
+                if tried > self.MAX_SOLVED:
+                    return False, set()
+                ok, signs = sign_proof(_expand(g.xreplace({q: q - p / c})), strict=strict, domain=domain)
+                if ok:
+                    return True, signs
+        return False, set()
 
     def _by_inequality_fact(self, nz, g, strict: bool, ineqs, eqs, sub, domain) -> tuple[bool, set]:
         """``g >= 0`` (``> 0``) as ``g = d + h``: ``d >= 0`` an assumed inequality (``b <= ε`` gives
