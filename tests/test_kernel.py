@@ -905,3 +905,20 @@ def test_an_equation_solved_for_a_quantity_of_an_inequality(step, status):
     text = ("random X, Y\nlet s: real\nlet n: positive integer\nrandom q_i for i in 1..n\n"
             f"assume v4: Var(X) = 4\nassume vy: Var(Y) = s\nassume vq: Var(q_i) = 1\nstep t: {step}\n")
     assert check_text(text, "t.step").steps[-1].links[0].status == status, step
+
+
+@pytest.mark.parametrize("step, status", [
+    # a free index of a range inside a sum's range is one of its values: split out, as one of the same range
+    ("sum(u=1..n, delta(u, k)) = 1", "holds"),
+    ("E[q_k sum(u=1..n, q_u)] = 1", "holds"),
+    ("softmax(s)_k = exp(s_k) / (exp(s_1) + sum(m=2..n, exp(s_m)))", "holds"),
+    # near misses, and a range that is not inside (1..n is not inside 2..n)
+    ("sum(u=1..n, delta(u, k)) = 0", "fails"),
+    ("sum(u=2..n, delta(u, i)) = 1", "fails"),          # i = 1
+])
+def test_a_free_index_of_a_sub_range_is_split_out_of_a_sum(step, status):
+    from stepcheck.checker import check_text
+    text = ("let n: positive integer\nlet k: index 2..n\nlet i: index 1..n\nrandom q_i for i in 1..n\n"
+            "real s_i for i in 1..n\nassume z: E[q_i] = 0\nassume v: Var(q_i) = 1\nassume ind: independent(q)\n"
+            f"step t: {step}\n")
+    assert check_text(text, "t.step").steps[-1].links[0].status == status, step

@@ -34,7 +34,7 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
 
 from . import calculus
 from ..terms.facts import MAX_EXPANSION, Deadline, Decls, IndepFact, KernelLimit, Limits
-from .independence import Independence
+from .independence import Independence, _within
 from .closed_forms import power_sum
 from .elementary import elementary
 from .reduce import memo
@@ -152,8 +152,9 @@ class Normalizer(Independence):
         return self.decls.index_ranges.get(s)
 
     def known(self, lo, hi, bounds=()) -> list:
-        """Index symbols of range (lo, hi) known pairwise distinct here."""
-        out = [f for f in self.free if f in self.range_ok and self.index_range(f) == (lo, hi)]
+        """Index symbols of range (lo, hi) known pairwise distinct here (a free index of a range inside it
+        too: k in 2..n is one of the values of a sum over 1..n)."""
+        out = [f for f in self.free if self.split_out(f, (lo, hi))]
         out += [b for (b, l, h) in self.enclosing if (l, h) == (lo, hi)]
         out += [b for (b, l, h) in bounds if (l, h) == (lo, hi)]
         return out
@@ -186,10 +187,15 @@ class Normalizer(Independence):
         if ra is not None and rb is not None:
             return True if ra == rb else None
         if ra is not None and fb:
-            return True if (b in self.range_ok and self.index_range(b) == ra) else None
+            return True if self.split_out(b, ra) else None
         if rb is not None and fa:
-            return True if (a in self.range_ok and self.index_range(a) == rb) else None
+            return True if self.split_out(a, rb) else None
         return None
+
+    def split_out(self, f, rng) -> bool:
+        """Is the free index ``f`` one a sum over ``rng`` has split out (``known``): its bound index differs."""
+        r = self.index_range(f) if f in self.range_ok else None
+        return r is not None and (r == rng or _within(r, rng))
 
     def same_var(self, x, y, bounds) -> bool | None:
         """Whether two random variables are the same one (None: unknown)."""

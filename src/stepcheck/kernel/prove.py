@@ -329,8 +329,7 @@ class LinkProver:
             b, lo, hi = bounds[0]
             if any(is_canon_bound(x) and x != b for x in summand.free_symbols):
                 continue  # inside another sum: its bound index is not a number here
-            if not all(e in nz.free and e in nz.range_ok and tuple(self.decls.index_ranges.get(e, ())) == (lo, hi)
-                       for e in excl.args):
+            if not all(e in nz.free and nz.split_out(e, (lo, hi)) for e in excl.args):
                 continue
             groups.setdefault((summand, b, hi), []).append(a)
         sub, ranges = {}, set()
