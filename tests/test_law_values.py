@@ -101,3 +101,32 @@ def test_a_polynomial_with_a_huge_exponent_is_refused_before_it_is_built():
     with pytest.raises(KernelLimit):
         _exponent_guard([x ** (10**6) + 1])
     _exponent_guard([x ** 12 + sympy.exp(3 * x)])  # small: nothing to say
+
+
+@pytest.mark.parametrize("text, status", [
+    # where a law exists is a fact of its declaration, for links about its parameters alone too
+    ("let p: real\nrandom U ~ Bernoulli(p)\nstep s: p - p^2 >= 0\n", "holds"),
+    ("let p: real\nrandom U ~ Bernoulli(p)\nstep s: Var(U)\n    = p - p^2\n    >= 0\n", "holds"),
+    ("let p: real\nrandom U ~ Bernoulli(p)\nstep s: p <= 1\n", "holds"),
+    ("let v: real\nrandom H ~ Normal(0, v)\nstep s: v > 0\n", "holds"),
+    # near misses: the ends themselves are allowed
+    ("let p: real\nrandom U ~ Bernoulli(p)\nstep s: p < 1\n", "fails"),
+    ("let p: real\nrandom U ~ Bernoulli(p)\nstep s: p > 0\n", "fails"),
+    ("let p: real\nrandom U ~ Bernoulli(p)\nstep s: p - p^2 > 0\n", "fails"),
+])
+def test_where_a_law_exists_is_a_fact_of_its_declaration(text, status):
+    rep = check_text(text, "t.step")
+    assert [lk.status for s in rep.steps for lk in s.links][-1] == status, text
+
+
+def test_a_parameter_assumed_outside_where_its_law_exists_is_a_contradiction():
+    rep = check_text("let p: real\nrandom U ~ Bernoulli(p)\nassume big: p > 1\nstep s: p > 1\n", "t.step")
+    assert "E-inconsistent" in {d.code for d in rep.diagnostics}
+    assert [lk.status for s in rep.steps for lk in s.links] != ["holds"]
+
+
+def test_a_law_of_numbers_gives_no_condition_facts():
+    rep = check_text("random U ~ Bernoulli(1/2)\nstep s: E[U] = 1/2\n", "t.step")
+    assert not any("≥" in t or "≤" in t for t in rep.assumptions[0].facts), rep.assumptions[0].facts
+    rep = check_text("let p: real\nrandom U ~ Bernoulli(p)\nstep s: E[U] = p\n", "t.step")
+    assert {"p ≥ 0", "p ≤ 1"} <= set(rep.assumptions[0].facts), rep.assumptions[0].facts

@@ -337,7 +337,8 @@ def test_assumption_facts_never_break_after_their_sign_and_lines_do_not_touch(tm
     src = pdf.build_typst([r], cjk_fonts=())
     row = src[src.index('badge("D ~ DiscreteUniform(m, k)"'):]
     row = row[:row.index("\n  badge(") if "\n  badge(" in row else len(row)]
-    assert row.count("#box($") == 5 and "#h(1.5em)#$" not in row  # E[D], Var(D), E[D^2..4]: each boxed
+    # E[D], Var(D), E[D^2..4] and where the law exists (k - m ≥ 0): each boxed
+    assert row.count("#box($") == 6 and "#h(1.5em)#$" not in row
     assert "set par(leading: 1.1em)" in row
 
 

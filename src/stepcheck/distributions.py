@@ -390,11 +390,33 @@ def declare(state, st: S.Random) -> list[LawDecl]:
                  EqFact(label, Var(x), var, free=free, text=f"Var({nm.name}) = {_param_text(var)}")]
         for k, m in moments.items():
             facts.append(EqFact(label, E(x**k), m, free=free, text=f"E[{nm.name}^{k}] = {_param_text(m)}"))
+        # the law exists: its parameters are where it is defined (Bernoulli(p): 0 <= p <= 1), a fact of the
+        # declaration for every link, those about p alone too (p - p^2 >= 0)
+        where = [_bound_fact(label, c, rel) for c, rel in dist.conditions()]
+        facts += where
         shown = [f"E = {_param_text(mean)}", f"Var = {_param_text(var)}"] + \
-            [f"E[X^{k}] = {_param_text(m)}" for k, m in moments.items()]
+            [f"E[X^{k}] = {_param_text(m)}" for k, m in moments.items()] + [f.text for f in where]
         out.append(LawDecl(name, nm.name, declared, label, facts, d.span,
                            AssumptionInfo(label, "distribution", shown, ["distribution"], d.span), index))
     return out
+
+
+def _bound_fact(label, c, rel):
+    """The condition ``c REL 0`` as a fact, a bound on the one name it is linear in where there is one
+    (``1 - p >= 0`` as ``p <= 1``), as the kernel reads a symbol's bounds."""
+    from .terms.facts import IneqFact
+
+    flip = {">": "<", ">=": "<="}
+    shown = {">": ">", ">=": "≥", "<": "<", "<=": "≤"}
+    names = sorted(c.free_symbols, key=str)
+    if len(names) == 1 and c.is_polynomial(names[0]) and sympy.degree(c, names[0]) == 1:
+        (s,) = names
+        a = c.coeff(s)
+        if a.is_number and a != 0:
+            b = sympy.expand(-(c - a * s) / a)
+            r = rel if a > 0 else flip[rel]
+            return IneqFact(label, s, b, r, text=f"{s} {shown[r]} {_param_text(b)}")
+    return IneqFact(label, c, Integer(0), rel, text=f"{_param_text(c)} {shown[rel]} 0")
 
 
 def record(state, st: S.Random, rep) -> None:

@@ -18,11 +18,11 @@ from functools import lru_cache
 import sympy
 from sympy import Indexed, Integer
 
-from .calculus import REALS, Iv, sign_proof, symbol_domain
+from .calculus import sign_proof
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import UNROLL, UNROLL_FIRST, Normalizer, Term, Trace, _expand
 from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
-from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_in, twin_of
+from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_in, refined_domain, twin_of
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 
 
@@ -590,7 +590,7 @@ class LinkProver:
         deadline = deadline or Deadline(self.limits.seconds)
         if ranges is None:
             ranges = free_indices([lhs, rhs], self.decls)
-        options = self._twins(candidates, (lhs, rhs))
+        options, first = self._twins(candidates, (lhs, rhs)), None
         for k, pieces in enumerate(options):  # proved with the twins, read back in the link's own symbols
             proofs = []
             for twins in pieces:  # the cases of one option: each must hold
@@ -603,8 +603,11 @@ class LinkProver:
                 if not p.holds:
                     break
             p = _all_cases(proofs)
-            if p.holds or k == len(options) - 1 or p.inconsistent or deadline.remaining() <= 0:
+            first = first or p  # none holds: the first option's residual, in the link's own symbols
+            if p.holds or p.inconsistent or deadline.remaining() <= 0:
                 return p
+            if k == len(options) - 1:
+                return first
         try:
             with bounded_by(deadline):
                 a = self.attempt(lhs, rhs, list(candidates), list(ranges), deadline, rel, unroll)
@@ -626,27 +629,6 @@ class LinkProver:
         return Proof(True, used=list(candidates), ranges=[r for r in ranges if r in a.trace.ranges],
                      rules=sorted(a.trace.rules), signs=sorted(a.trace.signs, key=str),
                      indep_forms={lab: frozenset(f) for lab, f in a.trace.indep.items()}, unroll=a.unroll)
-
-
-def refined_domain(ineqs):
-    """Symbol domains narrowed by facts such as `x > 0` (used by inequality proofs)."""
-    refined = {}
-    for f in ineqs:
-        got = number_bound(f)
-        if got is None:
-            continue
-        lhs, rhs, rel = got
-        iv = {">": Iv(rhs, sympy.oo, True, True), ">=": Iv(rhs, sympy.oo, False, True),
-              "<": Iv(-sympy.oo, rhs, True, True), "<=": Iv(-sympy.oo, rhs, True, False)}[rel]
-        if lhs not in refined or refined[lhs] is REALS:
-            refined[lhs] = iv
-
-    def domain(s, used):
-        if s in refined:
-            return refined[s]
-        return symbol_domain(s, used)
-
-    return domain
 
 
 _as_expr = as_expr  # one definition, in terms.objects

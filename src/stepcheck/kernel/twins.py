@@ -14,6 +14,7 @@ from collections.abc import Mapping
 import sympy
 
 from ..terms.facts import EqFact, IneqFact
+from .calculus import Iv, symbol_domain
 from ..terms.objects import Extremum, as_expr
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -149,3 +150,35 @@ class Twinned(Mapping):
 
     def __len__(self):
         return len(self.facts)
+
+
+def refined_domain(ineqs):
+    """Symbol domains narrowed by facts such as `x > 0` (used by inequality proofs): the tightest bound by a
+    number on each side, and the declared sign where it is tighter (``0 <= p``, ``p <= 1``: [0, 1])."""
+    ends: dict = {}  # symbol -> [lower end, open?, upper end, open?]: the tightest bound on each side
+    for f in ineqs:
+        got = number_bound(f)
+        if got is None:
+            continue
+        a, b, rel = got
+        e = ends.setdefault(a, [-sympy.oo, True, sympy.oo, True])
+        if rel in (">", ">=") and (b > e[0] or (b == e[0] and rel == ">")):
+            e[0], e[1] = b, rel == ">"
+        if rel in ("<", "<=") and (b < e[2] or (b == e[2] and rel == "<")):
+            e[2], e[3] = b, rel == "<"
+
+    def domain(s, used):
+        if s not in ends:
+            return symbol_domain(s, used)
+        lo, lo_open, hi, hi_open = ends[s]
+        own: set = set()
+        d = symbol_domain(s, own)  # a declared sign tighter than the facts (c positive, assume c < 1)
+        if d.lo != -sympy.oo and (d.lo > lo or (d.lo == lo and d.lo_open and not lo_open)):
+            lo, lo_open = d.lo, d.lo_open
+            used |= own
+        if d.hi != sympy.oo and (d.hi < hi or (d.hi == hi and d.hi_open and not hi_open)):
+            hi, hi_open = d.hi, d.hi_open
+            used |= own
+        return Iv(lo, hi, lo_open, hi_open)
+
+    return domain
