@@ -175,3 +175,99 @@ def test_a_step_whose_guard_the_declared_law_keeps_holds(text, where):
     rep = check_text(text, "t.step")
     assert "E-undefined" not in _codes(rep) and _status(rep) == ["holds"], text
     assert sorted(u.label for u in rep.steps[0].links[0].uses if u.kind == "domain") == where
+
+
+# sympy writes sqrt(2 W) as sqrt(2) sqrt(W) and sqrt(c R) as sqrt(c) sqrt(R): the guard is a product
+@pytest.mark.parametrize("law, claim", [
+    ("Uniform(-1, 1)", "E[sqrt(2 W)^2] = 0"),
+    ("Uniform(-1, 1)", "E[sqrt(W/2)^2] = 0"),
+    ("Uniform(-1, 1)", "E[sqrt(W + W)^2] = 0"),
+    ("Uniform(-1, 1)", "Var(sqrt(2 W)^2) = 4/3"),
+    ("Uniform(-1, 1)", "E[sqrt(W - E[W])^2] = 0"),
+    ("Uniform(0, 1)", "E[sqrt(W - E[W])^2] = 0"),          # W < 1/2 with probability 1/2
+    ("Normal(0, 1)", "E[sqrt(2 W)^2] = 0"),
+    ("Rademacher", "E[sqrt(c W)^2] = 0"),
+    ("Bernoulli(1/2)", "E[sqrt(-c W)^2] = -c/2"),
+])
+@pytest.mark.parametrize("kind", ["check", "step"])
+def test_a_scaled_root_undefined_with_positive_probability_is_an_error(law, claim, kind):
+    _refused(f"random W ~ {law}\nlet c: positive real\n{kind} s: {claim}\n")
+
+
+@pytest.mark.parametrize("law, claim, where", [
+    ("Uniform(0, 1)", "E[sqrt(2 W)^2] = 1", ["W ≥ 0 almost surely"]),
+    ("Uniform(0, 1)", "E[sqrt(W/2)^2] = 1/4", ["W ≥ 0 almost surely"]),
+    ("Normal(0, 1)", "E[sqrt(2 W^2)^2] = 2", []),
+    ("Bernoulli(1/2)", "E[sqrt(c W)^2] = c/2", ["W ≥ 0 almost surely"]),
+])
+def test_a_scaled_root_defined_almost_surely_holds(law, claim, where):
+    rep = check_text(f"random W ~ {law}\nlet c: positive real\nstep s: {claim}\n", "t.step")
+    assert "E-undefined" not in _codes(rep) and _status(rep) == ["holds"], claim
+    assert sorted(u.label for u in rep.steps[0].links[0].uses if u.kind == "domain") == where
+    if "c" not in claim:
+        _checked(f"random W ~ {law}\ncheck s: {claim}\n")
+
+
+def test_a_scaled_root_of_a_variable_with_no_law_keeps_its_condition():
+    rep = check_text("random X\nlet c: positive real\nstep s: E[sqrt(2 c X)^2] = 2 c E[X]\n", "t.step")
+    assert _status(rep) == ["holds"]
+    assert [u.label for u in rep.steps[0].links[0].uses if u.kind == "domain"] == ["X ≥ 0 almost surely"]
+
+
+_FAMILY = "let n: positive integer\nlet i: index 1..n\nrandom q_i ~ {law} for i in 1..n\nstep s: {claim}\n"
+
+
+@pytest.mark.parametrize("law, claim", [
+    ("Rademacher", "E[sqrt(q_i - 1)^2] = -1"),   # held `where: q_i ≥ 1 almost surely`
+    ("Uniform(-1, 1)", "E[sqrt(q_i)^2] = 0"),
+    ("Uniform(-1, 1)", "E[log(q_i)] = E[log(q_i)]"),
+])
+def test_a_guard_on_a_family_member_the_law_breaks_is_an_error(law, claim):
+    _refused(_FAMILY.format(law=law, claim=claim))
+
+
+@pytest.mark.parametrize("law, claim", [
+    ("Uniform(0, 1)", "E[sqrt(q_i)^2] = 1/2"),
+    ("Uniform(0, 1)", "E[sqrt(2 q_i)^2] = 1"),
+    ("Rademacher", "E[sqrt(q_i + 1)^2] = 1"),
+])
+def test_a_guard_on_a_family_member_the_law_keeps_holds(law, claim):
+    _checked(_FAMILY.format(law=law, claim=claim))
+
+
+@pytest.mark.parametrize("text", [
+    "check c: E[limit(sqrt(R + t)^2, t -> 0)] = 0\n",
+    "step s: E[limit(sqrt(R + t)^2, t -> 0)] = 0\n",
+    "step s: limit(E[sqrt(R + t)^2], t -> 0) = 0\n",
+    "check c: limit(E[sqrt(R + t)^2], t -> 0) = 0\n",
+    "step s: max(E[sqrt(R + t)^2], t in [0, 1]) = 1\n",   # defined at t = 1 only
+])
+def test_a_limit_or_extremum_of_a_random_expression_with_a_condition_is_refused(text):
+    rep = check_text("random R ~ Rademacher\n" + text, "t.step")
+    assert "E-unsupported" in _codes(rep) and "holds" not in _status(rep), text
+
+
+@pytest.mark.parametrize("text", [
+    "step s: limit(E[(R + t)^2], t -> 0) = 1\n",
+    "check c: E[limit(R + t, t -> 0)] = 0\n",
+    "step s: limit(sqrt(E[R^2] + t^2), t -> 0) = 1\n",
+])
+def test_a_limit_of_a_random_expression_defined_everywhere_is_checked(text):
+    _checked("random R ~ Rademacher\n" + text)
+
+
+@pytest.mark.parametrize("text", [
+    "random B ~ Bernoulli(1/2)\nlet x: positive real\nstep s: E[B^x] = 1/2\n",    # 0^x = 0: was E-undefined
+    "random B ~ Bernoulli(1/2)\ncheck s: E[B^(1/2)] = 1/2\n",
+    "let x: positive real\nlet y: real\nstep s: y^x y^x = y^(2 x)\n",
+])
+def test_a_zero_base_with_a_positive_exponent_is_defined(text):
+    _checked(text)
+
+
+@pytest.mark.parametrize("text", [
+    "random R ~ Rademacher\nlet x: positive real\nstep s: E[R^x] = 1/2\n",
+    "random W ~ Uniform(-1, 1)\nlet x: positive real\nstep s: E[W^x] = 0\n",
+])
+def test_a_negative_base_with_a_positive_symbolic_exponent_is_an_error(text):
+    _refused(text)

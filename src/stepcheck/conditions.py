@@ -56,6 +56,8 @@ def _set_text(st) -> str:
 _RELATION = {">=": sympy.Ge, ">": sympy.Gt, "!=": sympy.Ne}
 #: a condition's relation as shown (``x ≥ 0``)
 RELATION_SHOWN = {">=": "≥", ">": ">", "!=": "≠"}
+#: an expression with a real value exactly where ``x REL 0``: sqrt(x), log(x), 1/x
+_GUARD = {">=": sympy.sqrt, ">": sympy.log, "!=": lambda v: sympy.Pow(v, -1)}
 _FAILS = {">=": "is_extended_negative", ">": "is_extended_nonpositive", "!=": "is_zero"}
 
 
@@ -67,6 +69,16 @@ def _never(x, rel: str) -> bool:
     if x.is_number and x.is_extended_real is False:
         return True
     return getattr(x, _FAILS[rel]) is True
+
+
+def _always(x, rel: str) -> bool:
+    """``x REL 0`` for every value: a variance, a mean of a square, a sum of squares is never negative."""
+    if rel != ">=" or x.is_nonnegative:
+        return bool(getattr(x, {">=": "is_nonnegative", ">": "is_positive", "!=": "is_nonzero"}[rel]))
+    if isinstance(x, (Var, SD)) or (isinstance(x, sympy.Pow) and x.exp.is_integer and x.exp.is_even):
+        return True
+    parts = x.args if isinstance(x, (E, sympy.Add, sympy.Mul)) else ()
+    return bool(parts) and all(_always(a, ">=") for a in parts)
 
 
 class DomainConditions:
@@ -102,6 +114,7 @@ class DomainConditions:
         condition on ``x`` false somewhere in a numeric interval (``max(log(x), x in [-3, 1])``: sympy
         would write ``exp(2 log(x))`` as ``x^2`` and find 9 at x = -3).  Undecided (symbolic ends, other
         names in the condition): nothing is said, as before."""
+        self.not_random_near(conds, x, span)
         if not (a.is_number and b.is_number) or not conds:
             return
         whole = sympy.Interval(a, b)
@@ -127,7 +140,10 @@ class DomainConditions:
         (``t - c`` at t = 0 for a positive c: negative there, so near it too; a ``log``'s ``t > 0`` failing
         only as ``t = 0`` at 0 says nothing); at ±oo, where sympy finds the condition's limit negative.
         Only ever a refusal: a body let through is checked as before."""
-        if not pt.is_number or not conds:
+        if not conds:
+            return
+        self.not_random_near(conds, x, span)
+        if not pt.is_number:
             return
         steps = [sympy.Rational(1, 10**6), sympy.Rational(1, 10**9)]
         sides = ["+", "-"] if side == "+-" else [side]
@@ -145,6 +161,18 @@ class DomainConditions:
                     probes = [sympy.Integer(10**k) * (1 if pt == sympy.oo else -1) for k in (6, 9)]
                 if all(_never(c.xreplace({x: v}), rel) for v in probes):
                     self._undefined_near(c, rel, x, pt, sd, span, two_sided=side == "+-")
+
+    def not_random_near(self, conds, x, span):
+        """A limit's or an extremum's body with a condition on a random quantity (``limit(sqrt(R + t)^2, t -> 0)``,
+        ``max(E[sqrt(R + t)^2], t in [0, 1])``): no guard is kept for it (the variable has no range of values
+        one by one), and sympy writes the body without its root, so it would be taken where it has no value."""
+        for c, rel in conds:
+            if (self._raw_random(c) or c.has(E, Var, Cov, SD)) and not _always(c, rel):
+                raise error("a limit or an extremum of an expression defined only for some outcomes is not "
+                            "supported", span, f"needs {show(c)} {RELATION_SHOWN[rel]} 0 on every outcome",
+                            notes=[f"a random quantity must keep it real on every outcome, for every {x.name}"],
+                            help="write it for a number in place of the random quantity, or with an expression "
+                                 "defined on every outcome", code="E-unsupported")
 
     def _undefined_near(self, c, rel, x, pt, side, span, two_sided=False):
         where = f"{x.name} -> {show(pt)}{side if pt.is_finite and side in ('+', '-') else ''}"
@@ -164,7 +192,9 @@ class DomainConditions:
 
         It is shown to no one: a counterexample must give it a real value (``sqrt(s_i)^2 = |s_i|`` at
         s_3 = -1 refutes nothing; sympy has already written ``sqrt(s_i)^2`` as ``s_i``)."""
-        g = {">=": sympy.sqrt, ">": sympy.log, "!=": lambda v: sympy.Pow(v, -1)}[rel](x)
+        if isinstance(x, sympy.Mul):  # 2 W ≥ 0 is W ≥ 0 (sympy writes sqrt(2 W) as sqrt(2) sqrt(W))
+            x = sympy.Mul(*[a for a in x.args if not a.is_positive])
+        g = _GUARD[rel](x)
         if self._raw_random(x):
             g = E(g)
         for frame in reversed(self.bound):  # innermost first: an inner range may mention an outer index

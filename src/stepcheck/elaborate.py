@@ -301,7 +301,7 @@ class Elaborator(DomainConditions):
                     if not b.is_nonnegative:
                         self.need(a, "!=")
                 elif not (a.is_number and a.is_positive):
-                    self.need(a, ">")
+                    self.need(a, ">=" if b.is_positive else ">")  # 0^x = 0 for a positive x
             return a**b
         raise error(f"unknown operator `{op}`", node.span, code="E-unsupported")
 

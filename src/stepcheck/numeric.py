@@ -428,12 +428,15 @@ def check_defined(state, conditions, node, limit=None):
     for g, rel in conditions:
         if rel != DEFINED:
             continue
+        gm = _one_member(state, g)
         try:
-            gv = Values(state, limit).value(g)
+            gv = Values(state, limit).value(gm)
             if gv.has(sympy.Sum):  # a concrete sum of more terms than are written out when read
                 gv = gv.doit()
         except (NumericUnknown, ArithmeticError, TypeError, ValueError, NotImplementedError):
-            gv = _guard_probability(state, g, limit)
+            gv = None
+        if gv is None or not gv.is_number:  # no closed form, or one with declared names (sqrt(c) sqrt(R))
+            gv = _guard_probability(state, gm, limit)
         if gv is not None and gv.is_number and (gv.is_extended_real is False or gv.has(sympy.zoo, sympy.nan)
                                                 or sympy.im(gv).is_zero is False):
             if not g.has(E):  # a sum over concrete indices: some term has no real value
@@ -447,34 +450,54 @@ def check_defined(state, conditions, node, limit=None):
                                "≤ 0, a division by 0)"], code="E-undefined")
 
 
+def _one_member(state, g):
+    """``g`` at the family's first member where it is about one member ``q_i`` of a random family at a free
+    index (every member has the family's law): ``E[sqrt(q_i - 1)]`` is ``E[sqrt(q_1 - 1)]``."""
+    free = {a for a in g.atoms(sympy.Indexed) if not a.indices[0].is_Integer}
+    fam = state.scope.families.get(str(next(iter(free)).base.label)) if len(free) == 1 else None
+    if fam is None or not fam.random or not fam.lo.is_Integer:
+        return g
+    m = free.pop()
+    i, d = m.indices[0], sympy.Dummy()
+    if not isinstance(i, sympy.Symbol) or isinstance(i, sympy.Dummy) or i in g.xreplace({m: d}).free_symbols \
+            or any(a.base == m.base for a in g.atoms(sympy.Indexed) if a != m):
+        return g
+    return g.xreplace({m: m.base[fam.lo]})
+
+
+def _events(h):
+    """The events under which each root, logarithm and divisor in ``h`` has a real value."""
+    for a in sympy.preorder_traversal(h):
+        if isinstance(a, sympy.log):
+            yield sympy.Gt(a.args[0], 0)
+        elif isinstance(a, sympy.Pow) and a.exp.is_Rational and not a.exp.is_Integer:
+            yield (sympy.Ge if a.exp > 0 else sympy.Gt)(a.base, 0)
+        elif isinstance(a, sympy.Pow) and a.exp.is_Integer and a.exp < 0:
+            yield sympy.Ne(a.base, 0)
+
+
 def _guard_probability(state, g, limit):
-    """For a guard ``E[sqrt(x)]`` (``E[log(x)]``, ``E[1/x]``) whose value has no closed form here (a
-    continuous x): ``I`` when P(x ≥ 0) (P(x > 0), P(x ≠ 0)) is provably below 1, else None.  A guard sympy
+    """For a guard ``E[h]`` whose value has no closed form here (a continuous variable) or mentions declared
+    names: ``I`` when, for a root, logarithm or divisor in h (``E[sqrt(x)]``: ``sqrt(x)``, also inside
+    ``sqrt(2) sqrt(W)``), P(x ≥ 0) (P(x > 0), P(x ≠ 0)) is provably below 1, else None.  A guard sympy
     already wrote with ``I`` (``sqrt(-Z^2)`` is ``I |Z|``): ``I`` when its imaginary part is nonzero with
     positive probability."""
     if not isinstance(g, E):
         return None
-    h = g.args[0]
-    if h.has(sympy.I):  # sympy has already taken the root: sqrt(-Z^2) is I |Z|, real only where |Z| = 0
-        event = sympy.Ne(sympy.im(h), 0)
+    ops = (E, Var, SD, Cov, Prob)
+    try:  # E[sqrt(W - E[W])]: the inner operators by their values
+        h = g.args[0].replace(lambda a: isinstance(a, ops), lambda a: Values(state, limit).value(a))
+    except (NumericUnknown, ArithmeticError, TypeError, ValueError, NotImplementedError):
+        return None
+    events = [sympy.Eq(sympy.im(h), 0)] if h.has(sympy.I) else _events(h)  # sqrt(-Z^2) is I |Z|
+    for event in events:
         try:
             p = Values(state, limit).prob(event)
         except (NumericUnknown, ArithmeticError, TypeError, ValueError, NotImplementedError):
-            return None
-        return sympy.I if p.is_number and sign(p) == 1 else None
-    if isinstance(h, sympy.log):
-        event = sympy.Gt(h.args[0], 0)
-    elif isinstance(h, sympy.Pow) and h.exp == Rational(1, 2):
-        event = sympy.Ge(h.base, 0)
-    elif isinstance(h, sympy.Pow) and h.exp == -1:
-        event = sympy.Ne(h.base, 0)
-    else:
-        return None
-    try:
-        p = Values(state, limit).prob(event)
-    except (NumericUnknown, ArithmeticError, TypeError, ValueError, NotImplementedError):
-        return None
-    return sympy.I if p.is_number and sign(p - 1) == -1 else None
+            continue
+        if p.is_number and sign(p - 1) == -1:
+            return sympy.I
+    return None
 
 
 def _printable(x):
