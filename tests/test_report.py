@@ -419,3 +419,11 @@ def test_long_notes_wrap_and_stay_whole():
     # an error's title is never wrapped (it names files, and people search for it)
     long_title = "cannot read /a/" + "very/" * 30 + "long.step"
     assert Diagnostic("error", long_title, None).render().splitlines()[0] == "error: " + long_title
+
+
+def test_a_residuals_bound_index_is_never_named_like_a_declared_name():
+    """With `let m: positive integer` declared, the residual's bound index is not printed `m`."""
+    from stepcheck.checker import check_text
+    rep = check_text("let m: positive integer\nlet n: positive integer\nstep s: sum(u=0..n-1, u^13) = 0\n", "t.step")
+    res = rep.steps[0].links[0].residual
+    assert res.startswith("sum(") and not res.startswith("sum(m=") and "m^13" not in res

@@ -617,7 +617,7 @@ class Checker:
             return
         # not proved
         lr.message = j.message
-        lr.residual = _show_expr(proof.residual, lk) if proof.residual is not None else None
+        lr.residual = _show_expr(proof.residual, lk, self.state.scope.symbols) if proof.residual is not None else None
         lr.counterexample = j.counterexample
         lr.diagnostics += [_search_note(n) for n in j.search_notes]
         notes = []
@@ -653,8 +653,8 @@ _MARGIN = {"<": "right side − left side (must be > 0)", "<=": "right side − 
            ">": "left side − right side (must be > 0)", ">=": "left side − right side (must be ≥ 0)"}
 
 
-def _show_expr(x, lk: S.Link | None = None) -> str:
-    """Kernel text; the kernel's bound indices take the index names written in ``lk`` where free."""
+def _show_expr(x, lk: S.Link | None = None, declared=()) -> str:
+    """Kernel text; bound indices take the index names written in ``lk`` where free, never a ``declared`` one."""
     from .terms.printer import show
 
-    return show(x, [n.var.name for n in S.walk(lk) if isinstance(n, S.BigOp)] if lk is not None else ())
+    return show(x, [n.var.name for n in S.walk(lk) if isinstance(n, S.BigOp)] if lk is not None else (), declared)

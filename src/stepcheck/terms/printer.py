@@ -179,13 +179,14 @@ SPARE_INDEX_NAMES = ("m", "t", "r", "u", "v", "w", "l", "a", "b", "c")
 _RESERVED = {"e", "E", "P", "T", "pi", "oo", "sum", "prod", "delta"}
 
 
-def readable(expr, prefer=()):
+def readable(expr, prefer=(), avoid=()):
     """``expr`` with the kernel's canonical bound indices renamed to names a reader knows.
 
     The names come from ``prefer`` (the index names the user wrote in the
     link, in order), then :data:`SPARE_INDEX_NAMES`, then ``m1``, ``m2``, ...;
     never a name that occurs in ``expr`` otherwise (a free symbol, a family,
-    a function), so the renaming cannot capture anything.
+    a function), so the renaming cannot capture anything, nor one of ``avoid``
+    (the file's declared names: a bound ``m`` beside a declared dimension m reads as m).
     """
     from sympy import Basic, Indexed, Symbol
 
@@ -194,7 +195,7 @@ def readable(expr, prefer=()):
     canon = sorted((s for s in expr.atoms(Symbol) if s.name.startswith("_b")), key=lambda s: s.name)
     if not canon:
         return expr
-    taken = {s.name for s in expr.atoms(Symbol) if not s.name.startswith("_b")} | _RESERVED
+    taken = {s.name for s in expr.atoms(Symbol) if not s.name.startswith("_b")} | _RESERVED | set(avoid)
     taken |= {str(ix.base.label) for ix in expr.atoms(Indexed)}
     taken |= {type(f).__name__ for f in expr.atoms(sympy.Function)}
     pool = [n for n in dict.fromkeys([*prefer, *SPARE_INDEX_NAMES]) if n not in taken]
@@ -206,6 +207,6 @@ def readable(expr, prefer=()):
     return expr.xreplace(sub)
 
 
-def show(expr, prefer=()) -> str:
+def show(expr, prefer=(), avoid=()) -> str:
     """The language's own text for a kernel expression; canonical bound indices get readable names."""
-    return _P.doprint(readable(expr, prefer))
+    return _P.doprint(readable(expr, prefer, avoid))
