@@ -51,3 +51,20 @@ def test_a_base_too_large_to_factor_quickly_is_left_alone():
     big = sympy.Integer(10**13)
     assert elementary(sympy.Pow(big, x)) == sympy.Pow(big, x)
     assert elementary(sympy.Pow(sympy.Integer(10**6), x)) == sympy.Pow(2, 6 * x) * sympy.Pow(5, 6 * x)
+
+
+@pytest.mark.parametrize("step, status", [
+    ("log(r^2) = 2 log(abs(r))", "holds"),       # for any real r, where r ≠ 0
+    ("log(r^4) = 4 log(abs(r))", "holds"),
+    ("log(c^2) = 2 log(c)", "holds"),
+    ("log(r^2) = log(abs(r))", "fails"),
+])
+def test_the_log_of_an_even_power_is_read_with_an_absolute_value(step, status):
+    assert _status(step) == [status], step
+
+
+def test_the_log_of_an_odd_power_or_of_a_base_of_unknown_reality_is_left_alone():
+    r = sympy.Symbol("r", real=True)
+    z = sympy.Symbol("z")
+    assert elementary(sympy.log(r**3)) == sympy.log(r**3)
+    assert elementary(sympy.log(z**2)) == sympy.log(z**2)

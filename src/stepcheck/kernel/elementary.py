@@ -18,7 +18,15 @@ def elementary(x):
         x = x.replace(lambda e: isinstance(e, sympy.exp) and e.args[0].has(sympy.log), _exp_of_logs)
     if any(_composite_power(p) for p in x.atoms(Pow)):
         x = x.replace(_composite_power, _prime_powers)
+    if x.has(sympy.log):
+        x = x.replace(_log_of_even_power, lambda e: e.args[0].exp * sympy.log(sympy.Abs(e.args[0].base)))
     return _expand_logs(x) if x.has(sympy.log) else x
+
+
+def _log_of_even_power(e) -> bool:
+    """log(a^(2k)) for a real a: 2k log|a| wherever it is defined (a ≠ 0), whatever a's sign."""
+    return (isinstance(e, sympy.log) and isinstance(e.args[0], Pow) and e.args[0].exp.is_Integer
+            and e.args[0].exp.is_even and e.args[0].base.is_real is True)
 
 
 MAX_FACTOR = 10**12  # a base factored into primes (4^n = 2^(2 n)) is at most this: trial division stays quick
