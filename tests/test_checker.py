@@ -842,7 +842,7 @@ def test_a_citation_missing_an_assumption_is_named_even_after_a_large_verified_s
 def test_a_refutation_on_the_cited_facts_says_other_facts_may_give_it():
     text = "random X\nassume v: Var(X) = 1\nassume m: E[X] = 5\nstep s: E[X^2] = 3   by v\n"
     lk = check_text(text, "t.step").steps[-1].links[0]
-    d = [d for d in lk.diagnostics if d.code == "E-fails"][0]
+    d = next(d for d in lk.diagnostics if d.code == "E-fails")
     assert lk.status == "fails" and "`by`" in d.help
     # every fact in scope cited: the step is false outright, and no such help
     lk = check_text("random X\nassume v: Var(X) = 1\nstep s: E[X^2] = 3   by v\n", "t.step").steps[-1].links[0]

@@ -68,8 +68,8 @@ def test_bounds_that_leave_no_value_are_contradictory(text, labels, why):
     "let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume pos: q_i > 0\nassume m: E[q_i] = 1\nstep t: E[q_1] > 0\n",
     "let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume nn: q_i >= 0\nassume m: E[q_i] = 0\nstep t: E[q_1] >= 0\n",        # q_i = 0 almost surely
     # a range that may be empty (m = 1): the bounds say nothing there, and no contradiction follows
-    "let m: integer\nlet j: index 2..m\nrandom r_j for j in 2..m\nassume lo: r_j > 1\nassume hi: r_j < 0\n"
-    "step t: 1 > 0\n",
+    ("let m: integer\nlet j: index 2..m\nrandom r_j for j in 2..m\nassume lo: r_j > 1\nassume hi: r_j < 0\n"
+     "step t: 1 > 0\n"),
     "let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nlet j: index 1..n\nassume pos: q_i > 0\nassume m: E[q_j] = 1\nstep t: E[q_1] > 0\n",
     "let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume pos: q_i > 0\nassume m: E[q_1] = 2\nstep t: E[q_1] > 0\n",
     "random X\nassume neg: -X > 0\nassume m: E[X] = -1\nstep s: E[X] < 0\n",
