@@ -68,3 +68,10 @@ def test_the_log_of_an_odd_power_or_of_a_base_of_unknown_reality_is_left_alone()
     z = sympy.Symbol("z")
     assert elementary(sympy.log(r**3)) == sympy.log(r**3)
     assert elementary(sympy.log(z**2)) == sympy.log(z**2)
+
+
+def test_the_condition_of_the_log_of_an_even_power_reads_as_a_person_writes_it():
+    from stepcheck.checker import check_text
+    rep = check_text(DECLS + "step s: log(r^2) = 2 log(abs(r))\n", "t.step")
+    (lk,) = rep.steps[0].links
+    assert lk.status == "holds" and [u.label for u in lk.uses if u.kind == "domain"] == ["r ≠ 0"]

@@ -137,8 +137,18 @@ def undischarged(conds, facts: dict, domain=None) -> list[tuple[str, str]]:
     def within(s, used):
         return atomic[s] if s in atomic else domain(s, used)
 
-    return [(_text(x, rel), _DETAIL[rel]) for x, rel in left
-            if (x.is_Symbol and x in atomic) or not discharged(x, rel, within)]
+    out = [(_text(*_plain(x, rel)), _DETAIL[rel]) for x, rel in left
+           if (x.is_Symbol and x in atomic) or not discharged(x, rel, within)]
+    return [o for k, o in enumerate(out) if o[0] not in [t for t, _ in out[:k]]]
+
+
+def _plain(x, rel: str) -> tuple:
+    """``x^(2k) > 0`` and ``|x| > 0`` as a person writes them: ``x ≠ 0``."""
+    if rel == ">" and isinstance(x, sympy.Abs):
+        return x.args[0], "!="
+    if rel == ">" and isinstance(x, sympy.Pow) and x.exp.is_Integer and x.exp.is_even and x.exp > 0:
+        return x.base, "!="
+    return x, rel
 
 
 _FLIP = {"!=": "≠", ">": "<", ">=": "≤"}
