@@ -47,6 +47,20 @@ def _inconsistent(text):
     ("random X\nassume v: E[X^2] < 0\nstep s: E[X^2] < 0\n", "`v`", "never negative"),
     ("random X\nassume a: E[exp(X)] = -1\nstep s: E[exp(X)] < 0\n", "`a`", "always positive"),
     ("random R ~ Rademacher\nassume a: E[exp(R)] = 1\nstep s: E[exp(R)] = 1\n", "`a`", "cannot be both"),
+    # bounds against what Cauchy-Schwarz and Var <= E[g^2] give once the equations fix the other side
+    ("random X, Y\nassume v: Var(X) = 1, Var(Y) = 1\nassume c: Cov(X, Y) > 2\nstep s: Cov(X, Y) > 1\n",
+     "`c`, `v`", "Cov(X, Y)^2 ≤ Var(X) Var(Y)"),
+    ("random X, Y\nassume v: Var(X) = 1, Var(Y) = 1\nassume c: Cov(X, Y) <= -2\nstep s: Cov(X, Y) < 0\n",
+     "`c`, `v`", "Cov(X, Y) ≥ -1"),
+    ("random X, Y\nassume v: E[X^2] = 1, E[Y^2] = 4\nassume c: E[X Y] < -3\nstep s: E[X Y] < 0\n", "`c`, `v`",
+     "E[X Y] ≥ -2"),
+    ("random X\nassume v: E[X^2] = 1\nassume c: E[X] > 2\nstep s: E[X] > 1\n", "`c`, `v`", "E[X] ≤ 1"),
+    ("random X\nassume v: E[X^2] = 1\nassume c: Var(X) > 2\nstep s: Var(X) > 1\n", "`c`, `v`", "Var(X) ≤ E[X^2]"),
+    ("random X\nassume v: E[X^2] = 1\nassume c: SD(X) > 1\nstep s: SD(X) > 0\n", "`c`, `v`", "SD(X) ≤ 1"),
+    ("random X\nassume v: Var(X) = 1\nassume c: E[X^2] < 1/2\nstep s: E[X^2] < 1\n", "`c`, `v`", "E[X^2] ≥ Var(X)"),
+    ("random X\nassume v: E[X] = 1\nassume c: E[X^2] < 1/2\nstep s: E[X^2] < 1\n", "`c`, `v`", "E[X^2] ≥ E[X]^2"),
+    ("random Z ~ Normal(0, 1)\nrandom Y ~ Normal(0, 1)\nassume c: E[Z Y] > 1\nstep s: E[Z Y] > 0\n", "`c`",
+     "E[Y Z] ≤ 1"),
 ])
 def test_bounds_that_leave_no_value_are_contradictory(text, labels, why):
     d, statuses = _inconsistent(text)
@@ -78,6 +92,15 @@ def test_bounds_that_leave_no_value_are_contradictory(text, labels, why):
     "random X\nassume a: E[X] > 0\nassume b: E[X] < 1\nstep s: E[X] > 0\n",
     "random X\nassume v: Var(X) <= 0\nstep s: Var(X) <= 0\n",                       # X constant
     "random R ~ Rademacher\nassume a: E[exp(R)] = (exp(1) + exp(-1))/2\nstep s: E[exp(R)] > 1\n",
+    # Cauchy-Schwarz and Var <= E[g^2] leave room, or the other side is not a number
+    "random X, Y\nassume v: Var(X) = 1, Var(Y) = 1\nassume c: Cov(X, Y) > 1/2\nstep s: Cov(X, Y) > 0\n",
+    "random X, Y\nassume v: Var(X) = 1, Var(Y) = 1\nassume c: Cov(X, Y) >= 1\nstep s: Cov(X, Y) > 0\n",  # X = Y
+    "random X, Y\nassume v: Var(X) = 4, Var(Y) = 4\nassume c: Cov(X, Y) > 2\nstep s: Cov(X, Y) > 0\n",
+    "let s: positive real\nrandom X, Y\nassume v: Var(X) = s, Var(Y) = 1\nassume c: Cov(X, Y) > 2\nstep t: Cov(X, Y) > 0\n",
+    "random X\nassume v: E[X^2] = 5\nassume c: E[X] > 2\nstep s: E[X] > 0\n",
+    "random X\nassume v: E[X^2] = 1\nassume c: SD(X) >= 1\nstep s: SD(X) > 0\n",                   # E[X] = 0
+    "random X\nassume v: E[X] = 1\nassume c: E[X^2] < 2\nstep s: E[X^2] < 3\n",
+    "random Z ~ Normal(0, 1)\nrandom Y ~ Normal(0, 1)\nassume c: E[Z Y] >= 1\nstep s: E[Z Y] > 0\n",  # Y = Z
 ])
 def test_bounds_that_leave_a_value_are_not(text):
     d, statuses = _inconsistent(text)

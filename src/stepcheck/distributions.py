@@ -133,6 +133,26 @@ class Dist:
     def numeric_params(self) -> bool:
         return all(p.is_number for p in self.params)
 
+    def sure_points(self) -> list:
+        """[(value, w, continuous)]: values the law gives positive probability (continuous: every
+        neighbourhood of the value positive probability) for all of its admissible parameters where
+        ``w > 0`` (``w`` None: always), symbolic parameters included.  Bernoulli(p) puts mass on 1
+        where p > 0; a Normal has every real in its support, its mean among them."""
+        p = self.params
+        if self.name == "Rademacher":
+            return [(Integer(-1), None, False), (Integer(1), None, False)]
+        if self.name == "Bernoulli":
+            return [(Integer(0), 1 - p[0], False), (Integer(1), p[0], False)]
+        if self.name == "Binomial":
+            return [(Integer(0), 1 - p[1], False), (p[0], p[1], False)]
+        if self.name == "DiscreteUniform":
+            return [(p[0], None, False), (p[1], None, False)]
+        if self.name == "Normal":
+            return [(p[0], None, True)]
+        if self.name == "Uniform":
+            return [((p[0] + p[1]) / 2, None, True)]
+        return []
+
     def support(self):
         """[(value, probability)] of a finite law with numeric parameters, or None."""
         if not self.finite or not self.numeric_params():

@@ -40,6 +40,7 @@ from .compare import Comparison, decide, huge, written_tolerance
 from .judge import EXACT, settle, settle_step
 from .judge import Verdict as JudgeVerdict
 from .judge.exact import sign
+from .judge.support import surely_violated
 from .kernel import IndepFact
 from .models import ranges
 from .options import DEFAULT_TIMEOUT
@@ -435,8 +436,9 @@ def check_defined(state, conditions, node, limit=None):
                 gv = gv.doit()
         except (NumericUnknown, ArithmeticError, TypeError, ValueError, NotImplementedError):
             gv = None
+        where = None
         if gv is None or not gv.is_number:  # no closed form, or one with declared names (sqrt(c) sqrt(R))
-            gv = _guard_probability(state, gm, limit)
+            gv, where = _guard_probability(state, gm, limit) or (None, None)
         if gv is not None and gv.is_number and (gv.is_extended_real is False or gv.has(sympy.zoo, sympy.nan)
                                                 or sympy.im(gv).is_zero is False):
             if not g.has(E):  # a sum over concrete indices: some term has no real value
@@ -447,7 +449,8 @@ def check_defined(state, conditions, node, limit=None):
                         "not defined with positive probability",
                         notes=[f"{show(g.args[0] if isinstance(g, E) else g)} has no real value on outcomes of "
                                "positive probability (a square root of a negative value, a logarithm of a value "
-                               "≤ 0, a division by 0)"], code="E-undefined")
+                               "≤ 0, a division by 0)"] + ([f"for instance, {where}"] if where else []),
+                        code="E-undefined")
 
 
 def _one_member(state, g):
@@ -496,7 +499,11 @@ def _guard_probability(state, g, limit):
         except (NumericUnknown, ArithmeticError, TypeError, ValueError, NotImplementedError):
             continue
         if p.is_number and sign(p - 1) == -1:
-            return sympy.I
+            return sympy.I, None
+    for event in () if h.has(sympy.I) else _events(h):
+        where = surely_violated(state, event)
+        if where:
+            return sympy.I, where
     return None
 
 

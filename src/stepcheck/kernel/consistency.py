@@ -15,7 +15,9 @@ of contradiction are seen:
   numbers must be positive semidefinite;
 * **bounds** by numbers on one symbol that leave it no value (``x > 1`` and
   ``x < 0``; ``c < 0`` for a declared positive c), and for a random symbol
-  (bounded almost surely) a mean the equations fix outside its bounds.
+  (bounded almost surely) a mean the equations fix outside its bounds; a
+  bound on a moment also meets the inequalities above where the equations
+  fix their other side as a number (``Cov(X, Y) > 2`` with unit variances).
 
 Only a *number* (or an expression sympy proves negative from declared
 signs) below zero counts: a bound that stays symbolic is no contradiction.
@@ -272,8 +274,25 @@ def _whole(b, rel) -> tuple:
     return k, "<="
 
 
+class _Derived(tuple):
+    """The labels of the equations an inequality every distribution satisfies was read with, and its name."""
+
+    def __new__(cls, labels, why: str):
+        out = super().__new__(cls, labels)
+        out.why = why
+        return out
+
+
+def _labels(*labs) -> list:
+    """The labels of a contradiction, the assumed bounds' first (the first is the one pointed at)."""
+    plain = [lab for lab in labs if isinstance(lab, str) and lab]
+    return list(dict.fromkeys(plain + [x for lab in labs if isinstance(lab, _Derived) for x in lab]))
+
+
 def _side(s, end, strict, lab, low: bool) -> str:
     rel = (">" if strict else "≥") if low else ("<" if strict else "≤")
+    if isinstance(lab, _Derived):
+        return f"{lab.why} and {', '.join(f'`{x}`' for x in lab)} give {show(s)} {rel} {show(end)}"
     if lab:
         return f"`{lab}` gives {show(s)} {rel} {show(end)}"
     if low and not isinstance(s, (sympy.Symbol, sympy.Indexed)):  # a variance, a mean of a positive expression
@@ -376,12 +395,17 @@ def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
                 a, b = (b, a) if a.is_number else (a, b)
                 if b.is_number and b.is_real and not a.is_number:
                     fixed.setdefault(a, []).append((lab, b))
+    def fixed_labels(a):
+        return {lab for lab, _ in fixed.get(a, ())}
+
     for a, vs in fixed.items():
         for (l1, v1), (l2, v2) in itertools.combinations(vs, 2):
             if (v1 - v2).is_zero is False and not (v1.is_Rational and v2.is_Rational):  # (rationals: the equations)
                 return Contradiction(list(dict.fromkeys([l1, l2])), f"{show(a)} cannot be both {show(v1)} and {show(v2)}")
         bounds.setdefault(a, []).extend(b for lab, v in vs for b in ((lab, v, ">="), (lab, v, "<=")))
     for s, bs in bounds.items():
+        if any(not isinstance(lab, str) or lab not in fixed_labels(s) for lab, _, _ in bs):
+            bs = bs + _moment_bounds(nz, s, polys, owners)
         found = _no_value(s, bs)
         if found is not None:
             return found
@@ -403,6 +427,66 @@ def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
             return Contradiction(culprit, f"a random variable bounded almost surely has its mean within the same "
                                           f"bounds, but these assumptions put E[{show(s)}] outside them")
     return None
+
+
+def _ceilings(s) -> list:
+    """[(C, squared?)] for a moment ``s``: an expression C of moments with ``s^2 <= C`` (squared) or ``s <= C``
+    for every distribution with these moments: Cauchy--Schwarz (``Cov(g, h)^2 <= Var(g) Var(h)``,
+    ``E[g h]^2 <= E[g^2] E[h^2]``, ``E[g]^2 <= E[g^2]``), ``Var(g) <= E[g^2]``, ``SD(g)^2 <= E[g^2]``."""
+    if isinstance(s, Cov) and len(s.args) == 2 and s.args[0] != s.args[1]:
+        return [(Var(s.args[0]) * Var(s.args[1]), True)]
+    if isinstance(s, (Var, SD)):
+        return [(E(s.args[0] ** 2), isinstance(s, SD))]
+    if not isinstance(s, E):
+        return []
+    g = s.args[0]
+    out = [(E(g ** 2), True)]
+    factors = sympy.Mul.make_args(g)
+    if len(factors) == 2 and not any(f.is_number for f in factors):
+        out.append((E(factors[0] ** 2) * E(factors[1] ** 2), True))
+    return out
+
+
+def _floors(s) -> list:
+    """Expressions F of moments with ``s >= F`` for every distribution, for a second moment ``s = E[g^2]``:
+    ``Var(g)`` and ``E[g]^2``."""
+    if isinstance(s, E) and isinstance(s.args[0], sympy.Pow) and s.args[0].exp == 2:
+        g = s.args[0].base
+        return [Var(g), E(g) ** 2]
+    return []
+
+
+def _moment_bounds(nz, s, polys, owners) -> list:
+    """Bounds on the moment ``s`` by numbers that inequalities every distribution satisfies give where the
+    equations fix their other side as a number (``Cov(X, Y) <= 1`` under ``Var(X) = Var(Y) = 1``):
+    [(the equations' labels as a _Derived, bound, relation)]."""
+    out = []
+    tries = [(c, sq, "<=") for c, sq in _ceilings(s)] + [(f, False, ">=") for f in _floors(s)]
+    for c, squared, rel in tries:
+        try:
+            form = nz.expr(c)
+            r = reduce_modulo(form, polys)
+        except (KernelLimit, Inconsistent):
+            continue
+        if not (r.is_number and r.is_extended_real and r.is_nonnegative) or r.has(s):
+            continue
+
+        def same(keep, form=form, r=r):
+            try:
+                return reduce_modulo(form, [p for p, o in zip(polys, owners) if o in keep]) == r
+            except (KernelLimit, Inconsistent):
+                return False
+
+        rule = f"{show(s ** 2 if squared else s)} {'≤' if rel == '<=' else '≥'} {show(c)}"
+        why = f"Cauchy-Schwarz, {rule}," if squared and not isinstance(s, SD) else rule
+        labs = _Derived(_minimal(owners, same) if owners and same(set(owners)) else [], why)
+        if not labs:
+            continue
+        if squared:
+            out += [(labs, sympy.sqrt(r), "<="), (labs, -sympy.sqrt(r), ">=")]
+        else:
+            out.append((labs, r, rel))
+    return out
 
 
 def _beyond(x, b, rel) -> bool:
@@ -435,7 +519,7 @@ def _no_value(s, bs):
                 lo, lo_strict = lo + 1, False
             d = sympy.expand(lo - hi)
             if d.is_positive or (d.is_nonnegative and (lo_strict or hi_strict)):
-                return Contradiction(list(dict.fromkeys(lab for lab in (lo_lab, hi_lab) if lab)),
+                return Contradiction(_labels(lo_lab, hi_lab),
                                      f"no value of {show(s)} satisfies both: {_side(s, lo, lo_strict, lo_lab, True)}, "
                                      f"{_side(s, hi, hi_strict, hi_lab, False)}")
     return None
