@@ -75,3 +75,13 @@ def test_the_condition_of_the_log_of_an_even_power_reads_as_a_person_writes_it()
     rep = check_text(DECLS + "step s: log(r^2) = 2 log(abs(r))\n", "t.step")
     (lk,) = rep.steps[0].links
     assert lk.status == "holds" and [u.label for u in lk.uses if u.kind == "domain"] == ["r ≠ 0"]
+
+
+@pytest.mark.parametrize("text, status", [
+    ("let m: positive integer\nrandom X\nassume v: Var(X) = 4\nstep s: Var(X)^m = 4^m\n", "holds"),  # 4^m - 2^(2 m)
+    ("let m: positive integer\nrandom X\nassume v: Var(X) = 4\nstep s: Var(X)^m = 2^(2 m)\n", "holds"),
+    ("let m: positive integer\nrandom X\nassume v: Var(X) = 4\nstep s: Var(X)^m = 2^m\n", "fails"),
+])
+def test_a_power_a_fact_puts_a_number_in_is_read_in_prime_powers(text, status):
+    from stepcheck.checker import check_text
+    assert [lk.status for lk in check_text(text, "t.step").steps[0].links] == [status], text

@@ -888,6 +888,21 @@ def test_sums_of_powers_of_the_index(step, status):
 
 
 @pytest.mark.parametrize("step, status", [
+    ("sum(t=1..i, 1) = i", "holds"),                     # i in 1..n: the range 1..i is not reversed
+    ("sum(t=1..i, t) = i (i + 1)/2", "holds"),
+    ("sum(t=2..j, 1) = j - 1", "holds"),                 # j in 2..n
+    ("sum(t=1..i, 1) = i + 1", "fails"),
+    ("sum(t=3..i, 1) = i - 2", "fails"),                 # i = 1: the empty sum is 0, the right side -1
+    ("sum(t=1..k, 1) = k", "holds"),                     # k in 0..n: 1..0 is empty (size 0, not reversed)
+    ("sum(t=2..k, 1) = k - 1", "not holds"),             # k = 0: 2..0 is reversed, the right side -1
+])
+def test_a_sum_up_to_a_free_index_reads_the_index_s_declared_lower_end(step, status):
+    text = f"let n: positive integer\nlet i: index 1..n\nlet j: index 2..n\nlet k: index 0..n\nstep s: {step}\n"
+    got = _last_status(text)
+    assert got != "holds" if status == "not holds" else got == status, step
+
+
+@pytest.mark.parametrize("step, status", [
     # an equation solved for a quantity of the margin: Var(X) = 4 makes E[X^2] - 4 into E[X]^2
     ("E[X^2] >= 4", "holds"),
     ("s >= 0", "holds"),                     # Var(Y) = s: s is a variance

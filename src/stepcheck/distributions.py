@@ -383,7 +383,7 @@ def declare(state, st: S.Random) -> list[LawDecl]:
     """The laws a `random ... ~ LAW` statement declares, with the moment facts they give the kernel."""
     from .elaborate import Elaborator
     from .results import AssumptionInfo
-    from .terms.facts import EqFact
+    from .terms.facts import EqFact, SurelyFact
     from .terms.objects import E, Var
 
     d = st.distribution
@@ -410,12 +410,19 @@ def declare(state, st: S.Random) -> list[LawDecl]:
                  EqFact(label, Var(x), var, free=free, text=f"Var({nm.name}) = {_param_text(var)}")]
         for k, m in moments.items():
             facts.append(EqFact(label, E(x**k), m, free=free, text=f"E[{nm.name}^{k}] = {_param_text(m)}"))
+        # on every outcome: R^2 = 1 for a Rademacher R, B^2 = B for a Bernoulli B (kernel/surely.py applies
+        # them inside E: E[R^2 A] = E[A])
+        surely = {"Rademacher": Integer(1), "Bernoulli": x}.get(dist.name)
+        if surely is not None:
+            facts.append(SurelyFact(label, x**2, surely, free=free,
+                                text=f"{nm.name}^2 = {nm.name if surely == x else 1} on every outcome"))
         # the law exists: its parameters are where it is defined (Bernoulli(p): 0 <= p <= 1), a fact of the
         # declaration for every link, those about p alone too (p - p^2 >= 0)
         where = [_bound_fact(label, c, rel) for c, rel in dist.conditions()]
         facts += where
         shown = [f"E = {_param_text(mean)}", f"Var = {_param_text(var)}"] + \
-            [f"E[X^{k}] = {_param_text(m)}" for k, m in moments.items()] + [f.text for f in where]
+            [f"E[X^{k}] = {_param_text(m)}" for k, m in moments.items()] + [f.text for f in where] + \
+            ([f"X^2 = {'X' if surely == x else 1} on every outcome"] if surely is not None else [])
         out.append(LawDecl(name, nm.name, declared, label, facts, d.span,
                            AssumptionInfo(label, "distribution", shown, ["distribution"], d.span), index))
     return out

@@ -9,16 +9,17 @@ from sympy import Dummy, Integer, Pow
 MAX_POWER_SUM = 12  # the largest power of a bound index summed in closed form (Faulhaber)
 
 
-def power_sum(summand, keep, excl):
+def power_sum(summand, keep, excl, not_reversed=lambda size: size.is_nonnegative):
     """Σ_{b=lo..hi, b ∉ excl} b^k (k <= MAX_POWER_SUM) in closed form, the summand a power of its one bound
     index: Faulhaber's polynomial in lo and hi, less each left-out index.  Only where hi - lo + 1 >= 0 is
     known (the closed form of a reversed range is not the empty sum's 0); the left-out indices are the
-    case's distinct free indices in the range, as for any DSum.  None where it does not apply."""
+    case's distinct free indices in the range, as for any DSum.  ``not_reversed(size)``: is size >= 0 known
+    (the caller may read the declared ranges of free indices).  None where it does not apply."""
     if len(keep) != 1:
         return None
     b, lo, hi = keep[0]
     k = Integer(1) if summand == b else summand.exp if isinstance(summand, Pow) and summand.base == b else None
-    if k is None or not (k.is_Integer and 0 < k <= MAX_POWER_SUM) or not (hi - lo + 1).is_nonnegative:
+    if k is None or not (k.is_Integer and 0 < k <= MAX_POWER_SUM) or not not_reversed(hi - lo + 1):
         return None
     x = Dummy("x")
     top = sympy.expand((sympy.bernoulli(k + 1, x + 1) - sympy.bernoulli(k + 1, Integer(0))) / (k + 1))  # Σ_{1..x}

@@ -16,8 +16,8 @@ def elementary(x):
                       lambda e: Mul(*[sympy.Abs(f) for f in Mul.make_args(e.args[0])]))
     if x.has(sympy.exp):
         x = x.replace(lambda e: isinstance(e, sympy.exp) and e.args[0].has(sympy.log), _exp_of_logs)
-    if any(_composite_power(p) for p in x.atoms(Pow)):
-        x = x.replace(_composite_power, _prime_powers)
+    if any(composite_power(p) for p in x.atoms(Pow)):
+        x = x.replace(composite_power, _prime_powers)
     if x.has(sympy.log):
         x = x.replace(_log_of_even_power, lambda e: e.args[0].exp * sympy.log(sympy.Abs(e.args[0].base)))
     return _expand_logs(x) if x.has(sympy.log) else x
@@ -32,7 +32,7 @@ def _log_of_even_power(e) -> bool:
 MAX_FACTOR = 10**12  # a base factored into primes (4^n = 2^(2 n)) is at most this: trial division stays quick
 
 
-def _composite_power(p) -> bool:
+def composite_power(p) -> bool:
     """A positive rational base other than a prime, to a power that is not a number (4^n, 6^n, (1/2)^n)."""
     return (isinstance(p, Pow) and p.base.is_Rational and p.base > 0 and p.base != 1 and not p.exp.is_number
             and not (p.base.is_Integer and sympy.isprime(p.base)) and p.base.p < MAX_FACTOR and p.base.q < MAX_FACTOR)

@@ -38,42 +38,12 @@ from .independence import Independence, _within
 from .closed_forms import power_sum
 from .elementary import elementary
 from .reduce import memo
+from .expansion import _expand, expansion_size  # noqa: F401 - re-exported: the kernel's one expansion
+from .surely import apply_surely
 from .rules import rule
 from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, canon_bound, is_canon_bound
 
 _PROB = (E, Var, Cov, SD)
-
-
-
-
-def expansion_size(x) -> int:
-    """An upper bound on the number of monomials ``expand(x)`` produces."""
-    if isinstance(x, Add):
-        return sum(expansion_size(a) for a in x.args)
-    if isinstance(x, Mul):
-        n = 1
-        for a in x.args:
-            n *= expansion_size(a)
-            if n > 10**9:
-                return n
-        return n
-    if isinstance(x, Pow) and x.exp.is_Integer and x.exp > 0 and isinstance(x.base, (Add, Mul)):
-        k, e = expansion_size(x.base), int(x.exp)
-        if e > 64:
-            return 10**9
-        from math import comb
-
-        return comb(k + e - 1, e)
-    if x.args and not isinstance(x, (Pow,)) and not x.is_Atom:
-        # functions: their arguments are expanded too (deep)
-        return max([1] + [expansion_size(a) for a in x.args])
-    return 1
-
-
-def _expand(x):
-    if expansion_size(x) > MAX_EXPANSION:
-        raise KernelLimit(f"expanding this expression would give more than {MAX_EXPANSION} terms")
-    return sympy.expand(x, power_base=False, log=False)
 
 
 @dataclass(frozen=True)
@@ -143,6 +113,7 @@ class Normalizer(Independence):
         # enclosing) under fixed declarations: a prover shares one dict across its attempts
         self.sum_cache: dict = {}
         self.reducer = None  # callable(normalizer, terms) -> expr, applying equation facts
+        self.surely: tuple = ()  # equations between random variables, applied inside E (kernel/surely.py)
         # concrete sums of at most this many terms are unrolled (their indices become literals); the prover
         # tries a short limit first, and UNROLL where a sum it kept symbolic may need its members
         self.unroll = UNROLL
@@ -444,7 +415,12 @@ class Normalizer(Independence):
         out = []
         nmon = 0
         for t in ts:
-            for mono in Add.make_args(_expand(t.coeff)):
+            c = _expand(t.coeff)
+            if self.surely:  # equations between random variables, on each monomial of the expansion
+                c, used = apply_surely(c, self.surely, self.decls)
+                if used:
+                    self.trace.rules.add("facts")
+            for mono in Add.make_args(c):
                 nmon += 1
                 det, rand = [], []
                 for f in Mul.make_args(mono):
@@ -526,16 +502,34 @@ class Normalizer(Independence):
         key = (mono, bounds, self.free, self.range_ok, tuple(self.enclosing), self.present, self.unroll)
         got = self.sum_cache.get(key)
         if got is None:
-            rules, kept = self.trace.rules, self.trace.kept
-            self.trace.rules, self.trace.kept = set(), False
+            rules, kept, ranges = self.trace.rules, self.trace.kept, self.trace.ranges
+            self.trace.rules, self.trace.kept, self.trace.ranges = set(), False, set()
             try:
-                got = (self._sum_atom(mono, bounds), frozenset(self.trace.rules), self.trace.kept)
+                got = (self._sum_atom(mono, bounds), frozenset(self.trace.rules), self.trace.kept,
+                       frozenset(self.trace.ranges))
             finally:
-                self.trace.rules, self.trace.kept = rules, kept
+                self.trace.rules, self.trace.kept, self.trace.ranges = rules, kept, ranges
             self.sum_cache[key] = got
         self.trace.rules |= got[1]
         self.trace.kept = self.trace.kept or got[2]
+        self.trace.ranges |= got[3]
         return got[0]
+
+    def not_reversed(self, size) -> bool:
+        """``size >= 0`` (a range lo..hi with size = hi - lo + 1 is not reversed), by the declarations or by the
+        declared lower ends of the free indices in it whose range is usable (``sum(t=1..i, 1)`` for i in
+        1..n: i >= 1), those recorded as used."""
+        if size.is_nonnegative:
+            return True
+        sub = {}
+        for s in size.free_symbols & set(self.free) & self.range_ok:
+            rng = self.index_range(s)
+            if rng is not None and rng[0].is_Integer:
+                sub[s] = rng[0] + Dummy(s.name, integer=True, nonnegative=True)
+        if sub and size.xreplace(sub).is_nonnegative:
+            self.trace.ranges |= set(sub)
+            return True
+        return False
 
     def _sum_atom(self, mono, bounds) -> sympy.Expr:
         if mono == 0:
@@ -549,7 +543,7 @@ class Normalizer(Independence):
             if bd[0] in syms:
                 continue
             b, lo, hi = bd
-            if not (hi - lo + 1).is_nonnegative:
+            if not self.not_reversed(hi - lo + 1):
                 raise KernelLimit(f"the range {lo}..{hi} may be empty or reversed: declare its bound positive")
             others = [x for x in remaining if x is not bd]
             n_known = len(self.known(lo, hi, tuple(o for o in others)))
@@ -574,7 +568,7 @@ class Normalizer(Independence):
         coeff *= Mul(*outside)
         ranges = {(lo, hi) for (_, lo, hi) in keep}
         excl = sorted({f for (lo, hi) in ranges for f in self.known(lo, hi)}, key=sympy.default_sort_key)
-        closed = power_sum(summand, keep, excl)
+        closed = power_sum(summand, keep, excl, self.not_reversed)
         if closed is not None:
             self.trace.rules.add("sums")
             return coeff * closed

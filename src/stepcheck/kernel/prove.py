@@ -24,6 +24,8 @@ from .normal import UNROLL, UNROLL_FIRST, Normalizer, Term, Trace, _expand
 from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
 from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_in, refined_domain, twin_of
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
+from .surely import surely_rules
+from .elementary import composite_power, elementary
 
 
 @dataclass
@@ -192,6 +194,7 @@ class LinkProver:
         nz = Normalizer(self.decls, indep, reps, frozenset(ranges) & set(reps), self.limits, deadline)
         nz.unroll = unroll
         nz.sum_cache = self._sum_cache
+        nz.surely = surely_rules(eqs, self.decls)
         nz.present = frozenset(self._index_values(l - r, nz, ())[1])
         nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := _gap(f)) is not None)
         ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
@@ -303,6 +306,8 @@ class LinkProver:
             raise KernelLimit("an infinite value on one side: only equal infinities are compared")
         ts = lt + [Term(-t.coeff, t.bounds) for t in rt]
         d = self.reduce_terms(nz, ts, eqs)
+        if d != 0 and any(composite_power(p) for p in d.atoms(sympy.Pow)):  # a fact's 4 put in for Var(X): 4^m
+            d = _expand(elementary(d))
         if d != 0 and d.has(DSum):
             d = self._align_ranges(nz, d)
         if d != 0 and d.has(sympy.Pow):
@@ -368,7 +373,7 @@ class LinkProver:
         is reached inside (a function's argument, ``SD``): terms computed without reaching it hold with
         or without facts and are stored for both; terms that reached it are stored only when no facts
         were there to apply (the result then depends on which).  A hit replays the trace."""
-        key = (x, tuple(nz.indep), nz.free, nz.range_ok, nz.present, nz.gaps, nz.unroll)
+        key = (x, tuple(nz.indep), nz.free, nz.range_ok, nz.present, nz.gaps, nz.unroll, nz.surely)
         got = self._terms_cache.get(key + ("any",))
         if got is None and nz.reducer is None:
             got = self._terms_cache.get(key + ("no facts",))
@@ -492,7 +497,8 @@ class LinkProver:
                     # keyed on the fact objects themselves (kept alive by the cache), never on id(), and on
                     # everything of the index world a fact's normal form can read (the literal indices present
                     # decide deltas in sums)
-                    key = (f, combo, tuple(bounds), nz.free, nz.range_ok, nz.present, nz.gaps, tuple(nz.indep), nz.unroll)
+                    key = (f, combo, tuple(bounds), nz.free, nz.range_ok, nz.present, nz.gaps, tuple(nz.indep), nz.unroll,
+                           nz.surely)
                     got = self._inst_cache.get(key)
                     if got is None:
                         b = base.xreplace(asg) if asg else base

@@ -80,6 +80,12 @@ class EqFact:
 
 
 @dataclass(frozen=True, eq=False)
+class SurelyFact(EqFact):
+    """An equation a declared law makes true on every outcome (``R^2 = 1`` for a Rademacher R): a fact of
+    the declaration for the kernel, which any realisation of the law satisfies."""
+
+
+@dataclass(frozen=True, eq=False)
 class IneqFact:
     """An inequality ``lhs REL rhs`` (REL one of <, <=, >, >=, !=), quantified over ``free``."""
 

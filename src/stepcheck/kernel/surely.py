@@ -1,0 +1,135 @@
+"""Equations between random variables hold almost surely, so they may be applied inside E.
+
+``assume a: Y = 2 X`` says Y and 2 X agree on every outcome (up to probability
+0), so ``E[Y A] = 2 E[X A]``; a Rademacher R has ``R^2 = 1`` and a Bernoulli
+B has ``B^2 = B`` on every outcome of its law (the declaration states them), so
+``E[R^2 A] = E[A]`` and ``E[B^3 X] = E[B X]``.  The moment-level reduction
+(``reduce.py``) cannot see this: E[R^2 A] is one atom for it.
+
+An equation is a rule when one side is a random variable or a power of one,
+``v^k`` (a family member at the fact's own free indices: every member), and the
+other side has lower degree in v (``v`` not in it at all for k = 1) and no
+random variable after v in a fixed order (``Y = X`` and ``X = Y`` both rewrite Y
+into X: each rewrite trades v for variables before it, so rewriting ends and both
+sides of a link meet).  Inside
+E, ``v^n`` with n >= k becomes ``v^(n - k)`` times the other side, until the
+degree falls below k.  Every rewrite replaces an expression by one equal to it
+on almost every outcome, so the expectation is unchanged: sound for any
+set of rules; past :data:`MAX_PASSES` passes rewriting stops, which can only
+leave an identity unproved.
+"""
+from __future__ import annotations
+
+import sympy
+from sympy import Indexed, Pow
+
+from ..terms.facts import EqFact
+from ..terms.objects import SD, Cov, E, Var, as_expr
+from .expansion import _expand
+
+MAX_PASSES = 4
+_MOMENTS = (E, Var, SD, Cov)
+
+
+def surely_rules(eqs, decls) -> tuple:
+    """The rules ((head variable, k, replacement, free indices, label)) of the equations in ``eqs`` between
+    random variables (outside any moment), in a fixed order."""
+    out = []
+    for f in eqs:
+        if not isinstance(f, EqFact) or f.distinct:
+            continue
+        lhs, rhs = as_expr(f.lhs), as_expr(f.rhs)
+        for head, other in ((lhs, rhs), (rhs, lhs)):
+            got = _head(head, decls)
+            if got is None:
+                continue
+            v, k = got
+            if isinstance(v, Indexed) and (sorted(v.indices, key=str) != sorted(f.free, key=str)
+                                           or len(set(v.indices)) != len(v.indices) or not _whole(v, decls)):
+                continue  # a quantified rule names every member by its free indices, over the family's range
+            if not isinstance(v, Indexed) and f.free:
+                continue
+            deg = sympy.degree(other, v) if other.is_polynomial(v) else None
+            if deg is None or deg >= k or not all(_before(u, v) for u in _random_atoms(other, decls) if u != v):
+                continue
+            out.append((v, k, other, tuple(f.free), f.label))
+            break
+    return tuple(sorted(out, key=lambda r: (sympy.default_sort_key(r[0]), r[1], sympy.default_sort_key(r[2]))))
+
+
+def _head(x, decls):
+    """(v, k) for a random variable v or a power v^k (k >= 2 an integer), else None."""
+    if decls.is_rv(x) and isinstance(x, (sympy.Symbol, Indexed)):
+        return x, 1
+    if isinstance(x, Pow) and x.exp.is_Integer and x.exp >= 2 and decls.is_rv(x.base) \
+            and isinstance(x.base, (sympy.Symbol, Indexed)):
+        return x.base, int(x.exp)
+    return None
+
+
+def _whole(v, decls) -> bool:
+    """Is the fact about ``v = q_i`` quantified over the whole range of the family q (i's range is q's)?"""
+    fam = decls.family_ranges.get(v.base.label.name)
+    rng = decls.index_ranges.get(v.indices[0]) if len(v.indices) == 1 else None
+    return fam is not None and rng is not None and all(sympy.expand(a - b) == 0 for a, b in zip(fam, rng))
+
+
+def _before(u, v) -> bool:
+    """The order rules rewrite along: a variable only into variables before it (``Y = X`` and ``X = Y`` both
+    rewrite Y into X), so that rewriting ends and both sides of a link meet."""
+    return sympy.default_sort_key(u) < sympy.default_sort_key(v)
+
+
+def _random_atoms(x, decls) -> set:
+    """The random variables of ``x`` outside any moment."""
+    if isinstance(x, _MOMENTS):
+        return set()
+    if decls.is_rv(x):
+        return {x}
+    return set().union(*(_random_atoms(a, decls) for a in x.args)) if x.args else set()
+
+
+def apply_surely(x, rules, decls) -> tuple:
+    """(``x`` with the rules applied to every random variable outside nested moments, the labels used)."""
+    used: list = []
+    for _ in range(MAX_PASSES):
+        n = len(used)
+        y = _rewrite(x, rules, decls, used)
+        if len(used) == n:
+            break
+        x = _expand(y)
+    return x, tuple(dict.fromkeys(used))
+
+
+def _match(v, rules):
+    for head, k, repl, free, label in rules:
+        if head == v:
+            return k, repl, label
+        if isinstance(head, Indexed) and isinstance(v, Indexed) and head.base == v.base \
+                and len(head.indices) == len(v.indices):
+            sub = dict(zip(head.indices, v.indices))
+            return k, repl.xreplace(sub), label
+    return None
+
+
+def _rewrite(x, rules, decls, used):
+    if isinstance(x, _MOMENTS) or not x.args and not decls.is_rv(x):
+        return x
+    if decls.is_rv(x) and isinstance(x, (sympy.Symbol, Indexed)):
+        got = _match(x, rules)
+        if got is not None and got[0] == 1:
+            used.append(got[2])
+            return got[1]
+        return x
+    if isinstance(x, Pow) and x.exp.is_Integer and x.exp > 0 and decls.is_rv(x.base) \
+            and isinstance(x.base, (sympy.Symbol, Indexed)):
+        got = _match(x.base, rules)
+        if got is not None and x.exp >= got[0]:
+            k, repl, label = got
+            used.append(label)
+            return _rewrite(_expand(x.base ** (int(x.exp) - k) * repl), rules, decls, used)
+        return x
+    if isinstance(x, Indexed):
+        return x
+    args = [_rewrite(a, rules, decls, used) for a in x.args]
+    return x.func(*args) if any(a is not b for a, b in zip(args, x.args)) else x

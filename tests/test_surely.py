@@ -1,0 +1,65 @@
+"""Equations between random variables hold almost surely and are applied inside E (kernel/surely.py): an
+assumed `Y = 2 X`, and `R^2 = 1` (`B^2 = B`) that a Rademacher (Bernoulli) declaration states."""
+import pytest
+
+from stepcheck.checker import check_text
+
+DECLS = """let n: positive integer
+let i: index 1..n
+random R ~ Rademacher
+random B ~ Bernoulli(1/3)
+random q_i ~ Rademacher for i in 1..n
+random A, X, Y, W
+assume z: E[A] = 0
+"""
+
+
+def _status(claim, extra=""):
+    rep = check_text(DECLS + extra + f"step s: {claim}\n", "t.step")
+    assert not [d for d in rep.diagnostics if d.severity == "error" and d.code != "E-fails"], claim
+    (lk,) = rep.steps[-1].links
+    return lk
+
+
+@pytest.mark.parametrize("claim, extra, uses", [
+    ("E[R^2 A] = 0", "", {"R ~ Rademacher", "z"}),
+    ("E[R^3 A] = E[R A]", "", {"R ~ Rademacher"}),
+    ("E[R^4 X^2] = E[X^2]", "", {"R ~ Rademacher"}),
+    ("E[B^3 X] = E[B X]", "", {"B ~ Bernoulli(1/3)"}),
+    ("E[q_i^2 A] = 0", "", {"q_i ~ Rademacher", "z"}),
+    ("E[sum(i=1..n, q_i^2 X)] = n E[X]", "", {"q_i ~ Rademacher"}),
+    ("E[Y] = 2 E[X]", "assume a: Y = 2 X\n", {"a"}),
+    ("E[Y A] = 2 E[X A]", "assume a: 2 X = Y\n", {"a"}),
+    ("E[Y^2] = E[X^2] + 2 E[X] + 1", "assume a: Y = X + 1\n", {"a"}),
+    ("E[X^2 A] = 0", "assume a: X^2 = 1\n", {"a", "z"}),
+    ("Var(Y) = 4 Var(X)", "assume a: Y = 2 X\n", {"a"}),
+    ("E[Y W] = E[X W]", "assume a: Y = X\nassume b: X = Y\n", {"b"}),     # both rewrite Y into X; one suffices
+])
+def test_an_equation_between_random_variables_applies_inside_e(claim, extra, uses):
+    lk = _status(claim, extra)
+    assert lk.status == "holds", (claim, lk.message)
+    assert {u.label for u in lk.uses} == uses, claim
+
+
+@pytest.mark.parametrize("claim, extra", [
+    ("E[R A] = 0", ""),                                   # R = 1 is no rule: only R^2 = 1
+    ("E[B^2 X] = E[X]", ""),                              # B^2 = B, not 1
+    ("E[Y] = E[X]", "assume a: Y = 2 X\n"),
+    ("E[Y A] = 0", "assume a: Y^2 = 1\n"),                # Y^2 = 1 says nothing of Y A
+    ("E[X^2] = 1", "assume a: E[X^2] = E[Y^2]\n"),        # an equation between moments is no rule
+])
+def test_no_rule_where_the_equation_does_not_give_it(claim, extra):
+    assert _status(claim, extra).status != "holds", claim
+
+
+def test_a_rule_over_part_of_a_family_is_no_rule_for_every_member():
+    text = ("let n, m: positive integer\nlet j: index 1..m\nlet i: index 1..n\nrandom q_i for i in 1..n\nrandom A\n"
+            "assume z: E[A] = 0\nassume a: q_j^2 = 1\nstep s: E[q_i^2 A] = 0\n")
+    assert check_text(text, "t.step").steps[-1].links[0].status != "holds"
+    same = text.replace("let j: index 1..m", "let j: index 1..n")
+    assert check_text(same, "t.step").steps[-1].links[0].status == "holds"
+
+
+def test_a_rule_is_not_read_from_an_equation_that_is_not_cited():
+    rep = check_text(DECLS + "assume a: Y = 2 X\nassume other: E[W] = 0\nstep s: E[Y] = 2 E[X]   by other\n", "t.step")
+    assert rep.steps[-1].links[0].status != "holds"
