@@ -333,8 +333,10 @@ _TABLE = (
         "The assumptions of the file cannot all hold at once: one quantity is given two values "
         "(`Var(X) = 1` and `Var(X) = 2`), a variance, a standard deviation or an even moment is set to a "
         "negative number, bounds by numbers leave a name no value (`x > 1` and `x < 0`, or `c < 0` for a "
-        "declared positive `c`), or a random variable bounded almost surely is given a mean outside its "
-        "bounds (`X > 0` and `E[X] = -1`). From "
+        "declared positive `c`), a random variable bounded almost surely is given a mean outside its "
+        "bounds (`X > 0` and `E[X] = -1`), a bound breaks Cauchy-Schwarz (`Cov(X, Y) > 2` with unit "
+        "variances), the equations have no real solution (`x^2 - 2 x + 2 = 0`; `E[Z^2] = 1/2` for "
+        "`Z ~ Normal(m, 1)`), or a mean lies outside the range of its function (`E[tanh(X)] = 2`). From "
         "contradictory facts every claim would follow, so no step is counted as verified from them. The "
         "caret points at the first assumption of the contradictory group, and the title names them all.",
         "Correct the values, or drop one of the assumptions. Remember that a variance cannot be negative and "

@@ -29,22 +29,16 @@ import itertools
 
 import sympy
 
-from ..terms.facts import Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
+from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from ..terms.objects import SD, Cov, DSum, E, Var, as_expr
 from ..terms.printer import show
 from .normal import Normalizer, _expand
-from .reduce import Inconsistent, basis_of, reduce_modulo
+from .reduce import Inconsistent, basis_of, bounded_by, reduce_modulo
+from .contradictions import (Contradiction, _bounds_against_equations, _independence_used, _minimal, _moment_ranges,
+                             _signed_consequence, _unit)
 
 MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
 MAX_PAIRS_OF = 10
-
-
-class Contradiction(list):
-    """The labels of a contradictory set of assumptions (a list), with the ``reason`` in words."""
-
-    def __init__(self, labels, reason: str):
-        super().__init__(labels)
-        self.reason = reason
 
 
 def _quantities(nz: Normalizer, exprs) -> list:
@@ -161,6 +155,7 @@ def _contradicted(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
 
 
 MAX_INSTANCES = 48  # instances of quantified facts at literal indices, per check
+SMALL_RANGE = 6  # a quantified fact over a fixed range of at most this many indices is taken at each of them
 
 
 def _literal_instances(nz: Normalizer, decls: Decls, labelled, cache: dict, ikey) -> list:
@@ -183,6 +178,9 @@ def _literal_instances(nz: Normalizer, decls: Decls, labelled, cache: dict, ikey
             lo = decls.index_ranges.get(v, (None, None))[0]
             bases = {ix.base for ix in body.atoms(sympy.Indexed) if v in ix.indices}
             vals = set().union(*(used.get(b, set()) for b in bases)) if bases and lo is not None else set()
+            hi = decls.index_ranges.get(v, (None, None))[1]
+            if isinstance(lo, (int, sympy.Integer)) and isinstance(hi, (int, sympy.Integer)) and 0 <= hi - lo < SMALL_RANGE:
+                vals = vals | {sympy.Integer(k) for k in range(int(lo), int(hi) + 1)}  # a small fixed range: all
             choices.append(sorted((a for a in vals if sympy.Ge(a, lo) == sympy.true), key=int))
         for combo in itertools.product(*choices):
             asg = dict(zip(f.free, combo))
@@ -194,7 +192,7 @@ def _literal_instances(nz: Normalizer, decls: Decls, labelled, cache: dict, ikey
                     cache[key] = nz.expr(body.xreplace(asg))
                 except KernelLimit:
                     continue
-            out.append((lab, cache[key]))
+            out.append((lab, cache[key], body.xreplace(asg)))
     return out
 
 
@@ -205,7 +203,15 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
     ``cache``: a dict the caller keeps while its facts live (one per checked
     file), so each fact is normalised once per set of independence facts
     across repeated checks; it is keyed on the fact objects, not id().
+    The check has the time of one link (``limits.seconds``): past it, a
+    Gröbner basis being computed is interrupted and KernelLimit is raised.
     """
+    limits = limits or Limits()
+    with bounded_by(Deadline(limits.seconds)):
+        return _check_consistency(decls, facts, limits, cache)
+
+
+def _check_consistency(decls: Decls, facts: dict, limits: Limits, cache: dict | None) -> Contradiction | None:
     cache = {} if cache is None else cache
     labels = list(facts)
     indep = [f for lab in labels for f in facts[lab] if isinstance(f, IndepFact)]
@@ -234,16 +240,19 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
                 cache[key] = p
             polys.append(p)
             owners.append(lab)
-    for lab, p in _literal_instances(nz, decls, [(lab, f) for lab in labels for f in facts[lab]], cache, ikey):
+    for lab, p, written in _literal_instances(nz, decls, [(lab, f) for lab in labels for f in facts[lab]], cache, ikey):
         polys.append(p)
         owners.append(lab)
+        exprs.append((lab, written))  # its members are quantities of the moment inequalities too
     try:
         basis_of(polys)
     except Inconsistent:
         culprit = _minimal(owners, lambda keep: _unit([p for p, o in zip(polys, owners) if o in keep]))
         culprit += [lab for lab in _independence_used(decls, facts, labels, culprit, limits) if lab not in culprit]
         return Contradiction(culprit, "these equations have no common solution")
-    found = _bounds_contradicted(nz, decls, facts, labels, polys, owners)
+    found = _bounds_contradicted(nz, decls, facts, labels, polys, owners) or \
+        _bounds_against_equations(nz, facts, labels, polys, owners) or \
+        _signed_consequence(decls, facts, labels, polys, owners, limits) or _moment_ranges(decls, polys, owners)
     if found is not None:
         return found
     quantities = _quantities(nz, [x for _, x in exprs])
@@ -523,49 +532,3 @@ def _no_value(s, bs):
                                      f"no value of {show(s)} satisfies both: {_side(s, lo, lo_strict, lo_lab, True)}, "
                                      f"{_side(s, hi, hi_strict, hi_lab, False)}")
     return None
-
-
-def _independence_used(decls, facts, labels, culprit, limits) -> list:
-    """The independence assumptions the contradiction of ``culprit``'s equations needs: the equations were
-    normalised under every independence fact (Cov(X, Y) = 1 is 0 = 1 only where X and Y are independent),
-    so the ones without which it disappears are part of the contradiction.  All of them when that cannot
-    be told (the instances at literal indices, a limit): never fewer than needed."""
-    ind = [lab for lab in labels if any(isinstance(f, IndepFact) for f in facts[lab])]
-
-    def unit(keep) -> bool | None:
-        nz = Normalizer(decls, [f for lab in keep for f in facts[lab] if isinstance(f, IndepFact)], (),
-                        frozenset(), limits)
-        try:
-            return _unit([nz.expr(as_expr(f.lhs) - as_expr(f.rhs)) for lab in culprit for f in facts[lab]
-                          if isinstance(f, EqFact)])
-        except KernelLimit:
-            return None
-
-    if not ind or unit([]):
-        return []
-    if not unit(ind):
-        return ind
-    keep = list(ind)
-    for lab in list(keep):
-        trial = [c for c in keep if c != lab]
-        if unit(trial):
-            keep = trial
-    return keep
-
-
-def _unit(polys) -> bool:
-    try:
-        basis_of(polys)
-    except Inconsistent:
-        return True
-    return False
-
-
-def _minimal(owners, contradictory) -> list:
-    """A small culprit set: drop labels greedily while the rest stays contradictory."""
-    culprit = list(dict.fromkeys(owners))
-    for lab in list(culprit):
-        trial = [c for c in culprit if c != lab]
-        if trial and contradictory(set(trial)):
-            culprit.remove(lab)
-    return culprit

@@ -133,6 +133,16 @@ class KernelPrinter(LanguagePrinter, StrPrinter):
     def _print_KroneckerDelta(self, e):
         return f"delta({self._print(e.args[0])}, {self._print(e.args[1])})"
 
+    # the language's names: |x|, max(a, b), min(a, b) (sympy's own would print Abs, Max, Min)
+    def _print_Abs(self, e, exp=None):
+        return self._raised(f"|{self._print(e.args[0])}|", exp)
+
+    def _print_Max(self, e, exp=None):
+        return self._raised(f"max({', '.join(self._print(a) for a in e.args)})", exp)
+
+    def _print_Min(self, e, exp=None):
+        return self._raised(f"min({', '.join(self._print(a) for a in e.args)})", exp)
+
     # the language's own notation: x^2, juxtaposition, sum(i=1..n, ...)
     def _print_Pow(self, expr, rational=False):
         return super()._print_Pow(expr, rational).replace("**", "^")

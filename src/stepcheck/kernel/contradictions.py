@@ -1,0 +1,212 @@
+"""Contradictions among assumptions that the ideal alone does not show, and the culprit labels.
+
+The consistency check (``consistency.py``) first asks whether the equation
+facts generate the unit ideal.  An ideal that is not the unit one can still
+have no *real* point: ``x^2 - 2 x + 2 = 0`` for a real x, ``E[Z^2] = 1/2``
+for ``Z ~ Normal(m, 1)`` (it gives m^2 + 1/2 = 0).  Here an element of the
+ideal that is never 0 (a sign proof, or no real root by Sturm's count) is
+such a contradiction; so is a moment the equations fix outside the range its
+variable's function takes on every outcome (``E[tanh(X)] = 2``).
+"""
+from __future__ import annotations
+
+import sympy
+
+from ..terms.facts import EqFact, IndepFact, IneqFact, KernelLimit
+from ..terms.objects import DSum, E, as_expr
+from ..terms.printer import show
+from .calculus import bounds as interval_of, sign_proof, symbol_domain
+from .normal import Normalizer
+from .reduce import Inconsistent, basis_of, reduce_modulo
+from .twins import refined_domain
+
+
+class Contradiction(list):
+    """The labels of a contradictory set of assumptions (a list), with the ``reason`` in words."""
+
+    def __init__(self, labels, reason: str):
+        super().__init__(labels)
+        self.reason = reason
+
+
+MAX_SIGNED_TERMS = 40  # consequences of the equations whose sign is tried (larger ones are skipped)
+
+
+def _signed_consequence(decls, facts, labels, polys, owners, limits):
+    """An element g of the equations' ideal (a basis element, or an equation itself) that is never 0: a sign
+    proof of ``g > 0`` (or ``g < 0``) for every value of its names the declarations and the assumed bounds
+    allow (moments as real numbers, a variance never negative).  Every solution of the equations makes g
+    = 0, so they have none: ``x^2 - 2 x + 2 = 0`` for a real x; ``E[Z^2] = 1/2`` for ``Z ~ Normal(m, 1)``
+    (it gives m^2 + 1/2 = 0); ``Var(B) = 1/2`` for a Bernoulli(p) B (p^2 - p + 1/2 = 0); ``Var(X) + Var(Y) =
+    -1``.  An element with an index symbol is skipped (a fact over a range that may be empty says nothing)."""
+    bounds = [(lab, f) for lab in labels for f in facts[lab] if isinstance(f, IneqFact) and not f.free]
+    index = set(decls.index_ranges)
+
+    def signed(kept, keep):
+        try:
+            basis = basis_of(kept) if kept else ()
+        except Inconsistent:
+            return None  # (the equations alone: reported as such)
+        domain = refined_domain([f for lab, f in bounds if lab in keep])
+        for g in sorted(set(basis) | set(kept), key=sympy.default_sort_key):
+            if g.is_number or g.has(DSum) or g.free_symbols & index or len(sympy.Add.make_args(g)) > MAX_SIGNED_TERMS:
+                continue
+            if _no_real_root(g):
+                return g, None
+            for s in (g, -g):
+                try:
+                    if sign_proof(s, True, domain)[0]:
+                        return g, s
+                except (KernelLimit, ArithmeticError, TypeError, ValueError, AttributeError, NotImplementedError):
+                    pass
+        return None
+
+    everything = list(dict.fromkeys(owners + [lab for lab, _ in bounds]))
+    got = signed(polys, set(everything))
+    if got is None:
+        return None
+    g, s = got
+    culprit = _minimal(everything, lambda keep: signed([p for p, o in zip(polys, owners) if o in keep], keep) is not None)
+    equations = [lab for lab in culprit if lab in owners]
+    culprit += [lab for lab in _independence_used(decls, facts, labels, equations, limits,
+                                                  lambda ps: signed(ps, set(culprit)) is not None) if lab not in culprit]
+    never = "it has no real root" if s is None else \
+        f"it is always {'positive' if s == g else 'negative'} (for every value the declarations and bounds allow)"
+    return Contradiction(culprit, f"the equations give {show(g)} = 0, but {never}")
+
+
+def _no_real_root(g) -> bool:
+    """Is ``g`` a polynomial in one unknown (a name or a moment), with rational coefficients, that has no real
+    root (Sturm's count, exact)?"""
+    try:
+        p = sympy.Poly(g)
+        return len(p.gens) == 1 and p.degree() >= 2 and p.domain in (sympy.ZZ, sympy.QQ) and p.count_roots() == 0
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded, ArithmeticError, TypeError, ValueError, NotImplementedError):
+        return False
+
+
+def _independence_used(decls, facts, labels, culprit, limits, contradictory=None) -> list:
+    """The independence assumptions the contradiction of ``culprit``'s equations needs: the equations were
+    normalised under every independence fact (Cov(X, Y) = 1 is 0 = 1 only where X and Y are independent),
+    so the ones without which it disappears are part of the contradiction.  All of them when that cannot
+    be told (the instances at literal indices, a limit): never fewer than needed.  ``contradictory``: the
+    test of the normalised equations (default: they generate the unit ideal)."""
+    ind = [lab for lab in labels if any(isinstance(f, IndepFact) for f in facts[lab])]
+
+    def unit(keep) -> bool | None:
+        nz = Normalizer(decls, [f for lab in keep for f in facts[lab] if isinstance(f, IndepFact)], (),
+                        frozenset(), limits)
+        try:
+            return (contradictory or _unit)([nz.expr(as_expr(f.lhs) - as_expr(f.rhs)) for lab in culprit
+                                             for f in facts[lab] if isinstance(f, EqFact)])
+        except KernelLimit:
+            return None
+
+    if not ind or unit([]):
+        return []
+    if not unit(ind):
+        return ind
+    keep = list(ind)
+    for lab in list(keep):
+        trial = [c for c in keep if c != lab]
+        if unit(trial):
+            keep = trial
+    return keep
+
+
+def _unit(polys) -> bool:
+    try:
+        basis_of(polys)
+    except Inconsistent:
+        return True
+    return False
+
+
+def _minimal(owners, contradictory) -> list:
+    """A small culprit set: drop labels greedily while the rest stays contradictory."""
+    culprit = list(dict.fromkeys(owners))
+    for lab in list(culprit):
+        trial = [c for c in culprit if c != lab]
+        if trial and contradictory(set(trial)):
+            culprit.remove(lab)
+    return culprit
+
+
+def _outside(r, iv) -> bool:
+    """Is the number ``r`` provably outside the interval ``iv``?"""
+    below = (r - iv.lo).is_negative or (iv.lo_open and (r - iv.lo).is_zero) if iv.lo != -sympy.oo else False
+    above = (r - iv.hi).is_positive or (iv.hi_open and (r - iv.hi).is_zero) if iv.hi != sympy.oo else False
+    return bool(below or above)
+
+
+MAX_RANGED = 24  # moment atoms of the equations tried against the range of their function
+
+
+def _moment_ranges(decls, polys, owners):
+    """A moment E[g] the equations fix as a number outside the range g takes on every outcome (interval
+    arithmetic over the reals, the declared signs read): ``E[tanh(X)] = 2`` (tanh lies in (-1, 1), so its
+    mean does), ``E[exp(X)] = 0``; and ``E[|h|] < |E[h]|`` (``E[|X|] = 1`` with ``E[X] = 2``)."""
+    atoms = sorted({a for p in polys for a in p.atoms(E)}, key=sympy.default_sort_key)[:MAX_RANGED]
+
+    def value(x, keep):
+        try:
+            return reduce_modulo(x, [p for p, o in zip(polys, owners) if o in keep])
+        except (Inconsistent, KernelLimit):
+            return None
+
+    def broken(a, keep):
+        r = value(a, keep)
+        if r is None or not (r.is_number and r.is_extended_real):
+            return None
+        g = a.args[0]
+        if g.has(DSum) or not g.is_real:
+            return None
+        try:
+            iv = interval_of(g, symbol_domain, set())
+        except (KernelLimit, ArithmeticError, TypeError, ValueError, AttributeError, NotImplementedError):
+            iv = None
+        if iv is not None and _outside(r, iv):
+            ends = f"{'(' if iv.lo_open else '['}{show(iv.lo)}, {show(iv.hi)}{')' if iv.hi_open else ']'}"
+            return f"{show(g)} lies in {ends} on every outcome, so its mean does, but they give {show(a)} = {show(r)}"
+        if isinstance(g, sympy.Abs):
+            m = value(E(g.args[0]), keep)
+            if m is not None and m.is_number and m.is_extended_real and (r - abs(m)).is_negative:
+                return (f"E[|h|] ≥ |E[h]| for every h, but they give {show(a)} = {show(r)} and "
+                        f"{show(E(g.args[0]))} = {show(m)}")
+        return None
+
+    everything = set(owners)
+    for a in atoms:
+        why = broken(a, everything)
+        if why is not None:
+            culprit = _minimal(list(dict.fromkeys(owners)), lambda keep, a=a: broken(a, keep) is not None)
+            return Contradiction(culprit, why)
+    return None
+
+
+def _bounds_against_equations(nz, facts, labels, polys, owners):
+    """An assumed inequality whose two sides the equations make differ by a number that breaks it: the law
+    of ``D ~ DiscreteUniform(a, b)`` needs ``b ≥ a``, and ``E[D] = a - 1`` makes b - a = -2."""
+    for lab in labels:
+        for f in facts[lab]:
+            if not isinstance(f, IneqFact) or f.free or f.distinct or f.rel not in ("<", "<=", ">", ">="):
+                continue
+
+            def broken(keep, f=f):
+                try:
+                    d = reduce_modulo(nz.expr(as_expr(f.lhs) - as_expr(f.rhs)), [p for p, o in zip(polys, owners)
+                                                                                 if o in keep])
+                except (Inconsistent, KernelLimit):
+                    return None
+                if not (d.is_number and d.is_extended_real):
+                    return None
+                ok = {"<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0}[f.rel]
+                return d if ok == sympy.false else None
+
+            d = broken(set(owners))
+            if d is not None and polys:
+                culprit = [lab] + [o for o in _minimal(list(dict.fromkeys(owners)), lambda keep: broken(keep) is not None)
+                                   if o != lab]
+                return Contradiction(culprit, f"`{lab}` needs {f.text or show(f.lhs) + ' ' + f.rel + ' ' + show(f.rhs)}, "
+                                              f"but the equations give {show(as_expr(f.lhs) - as_expr(f.rhs))} = {show(d)}")
+    return None
