@@ -60,7 +60,7 @@ def test_a_wrong_value_fails_with_the_law_as_witness(claim, residual):
 
 @pytest.mark.parametrize("claim", [
     "E[1/(c + R)] = c/(c^2 - 1)",      # 1/(c ± 1) has no value at c = ∓1: no fact
-    "E[exp(W)] = exp(1) - 1",          # a continuous law: no sum over a support
+    "E[W^(1/2)] = 2/3",                # a continuous law: no sum over a support (true, not reached)
     "E[1/(X^2 + 2)] <= 1/2 + E[X^2]",  # no declared law (true, but not from a support)
     "E[1/(U + 1)] = 1 - p/2",          # a symbolic parameter: no support to sum over
 ])
@@ -130,3 +130,37 @@ def test_a_law_of_numbers_gives_no_condition_facts():
     assert not any("≥" in t or "≤" in t for t in rep.assumptions[0].facts), rep.assumptions[0].facts
     rep = check_text("let p: real\nrandom U ~ Bernoulli(p)\nstep s: E[U] = p\n", "t.step")
     assert {"p ≥ 0", "p ≤ 1"} <= set(rep.assumptions[0].facts), rep.assumptions[0].facts
+
+
+MGF = """let t: real
+let m: real
+let s: positive real
+random Z ~ Normal(0, 1)
+random G ~ Normal(m, s^2)
+random V ~ Uniform(0, 1)
+random H ~ Normal(0, 1)
+"""
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("E[exp(Z)] = exp(1/2)", "holds"),                        # the moment generating function of a law
+    ("E[exp(t Z)] = exp(t^2/2)", "holds"),
+    ("E[exp(G)] = exp(m + s^2/2)", "holds"),                  # the lognormal mean
+    ("E[exp(2 Z) + 3 exp(-Z)] = exp(2) + 3 exp(1/2)", "holds"),
+    ("E[exp(V)] = exp(1) - 1", "holds"),
+    ("E[exp(Z)] = 1", "fails"),
+    ("E[exp(t Z)] = exp(t^2)", "fails"),
+    ("E[exp(Z^2)] = 2", "unknown"),                           # not exp of a linear function: no value here
+    ("E[exp(Z + H)] = exp(1)", "unknown"),                    # two variables, not declared independent
+    ("E[Z exp(Z)] = exp(1/2)", "unknown"),                    # true, but no product with a polynomial here
+])
+def test_the_mean_of_exp_of_a_linear_function_of_a_continuous_law(claim, status):
+    from stepcheck.checker import check_text
+    (lk,) = check_text(MGF + f"step s: {claim}\n", "t.step").steps[0].links
+    assert lk.status == status, (claim, lk.message)
+
+
+def test_the_mean_of_exp_of_a_continuous_law_in_a_check():
+    from stepcheck.checker import check_text
+    rep = check_text(MGF + "check a: E[exp(Z)] ≈ 1.6487\ncheck b: E[exp(V)] = exp(1) - 1\ncheck c: E[exp(Z)] ≈ 1.7\n", "t.step")
+    assert [s.links[0].status for s in rep.steps] == ["holds", "holds", "fails"]

@@ -133,6 +133,21 @@ class Dist:
     def numeric_params(self) -> bool:
         return all(p.is_number for p in self.params)
 
+    def exp_moment(self, a):
+        """E[exp(a X)] exactly for a continuous law (its moment generating function at a real a), or None:
+        a Normal(μ, σ²) gives exp(a μ + a² σ²/2); a Uniform(α, β) gives (exp(a β) - exp(a α))/(a (β - α))
+        for an a known to be nonzero (a = 0 gives 1)."""
+        if self.name == "Normal":
+            mu, v = self.params
+            return sympy.exp(a * mu + a**2 * v / 2)
+        if self.name == "Uniform":
+            lo, hi = self.params
+            if a.is_zero:
+                return Integer(1)
+            if a.is_zero is False:
+                return (sympy.exp(a * hi) - sympy.exp(a * lo)) / (a * (hi - lo))
+        return None
+
     def sure_points(self) -> list:
         """[(value, w, continuous)]: values the law gives positive probability (continuous: every
         neighbourhood of the value positive probability) for all of its admissible parameters where
@@ -484,6 +499,10 @@ def _finite_law_value(state, g):
         return None, None
     (x,) = rv
     dec = lookup(state, x)
+    if dec is not None and dec.dist.continuous:  # E[exp(a X + b)]: the moment generating function
+        got = exp_linear(g, x)
+        value = dec.dist.exp_moment(got[0]) if got is not None else None
+        return (dec, sympy.exp(got[1]) * value) if value is not None else (None, None)
     sup = dec.dist.support() if dec is not None else None
     if sup is None or len(sup) > MAX_LAW_TERMS:
         return None, None
@@ -501,6 +520,20 @@ def _finite_law_value(state, g):
             return None, None
         total += p * t
     return dec, sympy.expand(total)
+
+
+def exp_linear(g, x):
+    """(a, b) where ``g`` is exp(a x + b) with a and b real and free of x (a ≠ 0 not required), else None."""
+    if not isinstance(g, sympy.exp):
+        return None
+    u = sympy.expand(g.args[0])
+    if not u.is_polynomial(x) or sympy.degree(u, x) != 1:
+        return None
+    a = u.coeff(x)
+    b = sympy.expand(u - a * x)
+    if a.has(x) or b.has(x) or not (a.is_real and b.is_real):
+        return None
+    return a, b
 
 
 MAX_POWER = 10**4  # an integer power computed exactly at a support point (2^(2^40) would not fit in memory)

@@ -33,7 +33,7 @@ import sympy
 from sympy import Integer, Rational
 
 from . import syntax as S
-from .distributions import lookup
+from .distributions import exp_linear, lookup
 from .elaborate import DEFINED, Elaborator
 from .errors import Diagnostic, Span, error
 from .compare import Comparison, decide, huge, written_tolerance
@@ -279,8 +279,11 @@ class Values:
         try:
             poly = sympy.Poly(y, *vs)
         except sympy.PolynomialError:
-            raise NumericUnknown(f"E[{y}] is not a polynomial in {', '.join(map(str, vs))}; "
-                                 "only polynomials of continuous variables have closed forms here") from None
+            got = _exp_terms(y, vs, laws)  # c exp(a X + b): the moment generating function
+            if got is not None:
+                return got
+            raise NumericUnknown(f"E[{y}] is not a polynomial in {', '.join(map(str, vs))}; only polynomials "
+                                 "of continuous variables, and exp(a X + b), have closed forms here") from None
         terms = poly.terms()
         if len(terms) > MAX_MONOMIALS:
             raise NumericUnknown(f"the expansion has {len(terms):,} terms (limit {MAX_MONOMIALS:,}); "
@@ -451,6 +454,21 @@ def check_defined(state, conditions, node, limit=None):
                                "positive probability (a square root of a negative value, a logarithm of a value "
                                "≤ 0, a division by 0)"] + ([f"for instance, {where}"] if where else []),
                         code="E-undefined")
+
+
+def _exp_terms(y, vs, laws):
+    """E[y] for y a sum of terms c exp(a X + b), one variable X each (c, a, b free of the variables), by the
+    law's moment generating function; None otherwise."""
+    tot = Integer(0)
+    for term in sympy.Add.make_args(sympy.expand(y)):
+        coeff, rest = term.as_independent(*vs, as_Add=False)
+        inside = [v for v in vs if rest.has(v)]
+        got = exp_linear(rest, inside[0]) if len(inside) == 1 else None
+        value = laws[vs.index(inside[0])].exp_moment(got[0]) if got is not None else None
+        if value is None:
+            return None
+        tot += coeff * sympy.exp(got[1]) * value
+    return tot
 
 
 def _one_member(state, g):

@@ -143,10 +143,10 @@ def undischarged(conds, facts: dict, domain=None) -> list[tuple[str, str]]:
 
 
 def _plain(x, rel: str) -> tuple:
-    """``x^(2k) > 0`` and ``|x| > 0`` as a person writes them: ``x ≠ 0``."""
-    if rel == ">" and isinstance(x, sympy.Abs):
+    """``x^(2k) > 0``, ``|x| > 0``, ``x^k ≠ 0`` and ``|x| ≠ 0`` as a person writes them: ``x ≠ 0``."""
+    if rel in (">", "!=") and isinstance(x, sympy.Abs):
         return x.args[0], "!="
-    if rel == ">" and isinstance(x, sympy.Pow) and x.exp.is_Integer and x.exp.is_even and x.exp > 0:
+    if isinstance(x, sympy.Pow) and x.exp.is_Integer and x.exp > 0 and (rel == "!=" or rel == ">" and x.exp.is_even):
         return x.base, "!="
     return x, rel
 

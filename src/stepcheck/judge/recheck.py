@@ -330,10 +330,25 @@ class Recheck:
         try:
             poly = sympy.Poly(sympy.expand(x), a)
         except sympy.PolynomialError:
-            raise Unconfirmed(f"E of a function of {a} that is not a polynomial") from None
+            return self._expect_exp(x, a, dist)
         if poly.degree() > 12 or any(c.free_symbols for c in poly.coeffs()):
             raise Unconfirmed("a moment beyond the re-check's reach")
         return sympy.Add(*[c * dist.moment(k) for (k,), c in poly.terms()])
+
+    @staticmethod
+    def _expect_exp(x, a, dist):
+        """E of a sum of terms c exp(k a + b) (numbers c, k, b) by the law's moment generating function."""
+        from ..distributions import exp_linear
+
+        tot = sympy.Integer(0)
+        for term in sympy.Add.make_args(sympy.expand(x)):
+            c, rest = term.as_independent(a, as_Add=False)
+            got = exp_linear(rest, a)
+            value = dist.exp_moment(got[0]) if got is not None and got[0].is_number and c.is_number else None
+            if value is None:
+                raise Unconfirmed(f"E of a function of {a} that is not a polynomial")
+            tot += c * sympy.exp(got[1]) * value
+        return tot
 
     def _moments(self, x):
         """``x`` with every moment in it replaced by its value (innermost first; a moment is a constant)."""
