@@ -484,9 +484,9 @@ def test_many_reals_in_a_deterministic_link_are_checked_quickly_and_still_refute
 
 def test_moments_of_a_declared_law_at_a_point():
     """E of a polynomial in one variable with a declared (continuous) law comes from the law's exact moments,
-    its parameters taken at the point, and E[exp(a G + b)] from its moment generating function; two such
-    variables, another function that is not a polynomial, or a point where the law does not exist are not
-    evaluated."""
+    its parameters taken at the point (several such variables realised independently), and E[exp(a G + b)]
+    from its moment generating function; another function that is not a polynomial, or a point where the law
+    does not exist are not evaluated."""
     import pytest as _pytest
     import sympy as sp
 
@@ -501,7 +501,8 @@ def test_moments_of_a_declared_law_at_a_point():
     assert rc.value(E(G ** 4)) == 3 and rc.value(E((G - 1) ** 2)) == 2
     rc = Recheck(Point({mu: sp.Integer(2), v: sp.Integer(3)}, {}, laws=laws), {G, W}, set())
     assert rc.value(E(G ** 2)) == 7  # μ² + σ²
-    for bad in (E(G ** 2 * W ** 2), E(sp.exp(G ** 2)), E(G * sp.exp(G))):
+    assert rc.value(E(G ** 2 * W ** 2)) == 7   # two declared laws: realised independently (the witness's model)
+    for bad in (E(sp.exp(G ** 2)), E(G * sp.exp(G)), E(sp.exp(G + W))):
         with _pytest.raises(Unconfirmed):
             rc.value(bad)
     assert rc.value(E(sp.exp(G))) == sp.exp(2 + sp.Rational(3, 2))   # the moment generating function at 1

@@ -306,19 +306,22 @@ class Recheck:
         atoms = self._atoms(x)
         if not atoms:
             return x
-        if any(self._key(a) not in self._where and self._law_of(a) is not None for a in atoms):
-            return self._expect_by_moments(x, atoms)
+        by_law = [a for a in atoms if self._key(a) not in self._where and self._law_of(a) is not None]
+        if by_law:  # variables of declared laws the model leaves out: realised independently of the rest
+            rest = [a for a in atoms if a not in by_law]
+            if not rest:
+                return self._expect_by_moments(x, by_law)
+            return sympy.Add(*[p * self._expect_by_moments(x.xreplace(asg), by_law) for asg, p in self._law(rest)])
         return sympy.Add(*[p * x.xreplace(asg) for asg, p in self._law(atoms)])
 
     def _law_of(self, atom):
         return self.p.laws.get(atom.name if isinstance(atom, Symbol) else atom.base.label.name)
 
-    def _expect_by_moments(self, x, atoms):
-        """E of a polynomial in one random variable with a declared law (Normal(μ, σ²): E[G^4] = μ^4 + 6 μ^2 σ^2
-        + 3 σ^4), its parameters evaluated at the point; anything else is not evaluated here."""
-        if len(atoms) != 1:
-            raise Unconfirmed("a declared law together with other random variables")
-        a = atoms[0]
+    def _law_of_key(self, k):
+        return self.p.laws.get(k[0] if isinstance(k, tuple) else getattr(k, "name", str(k)))
+
+    def _dist_at(self, a):
+        """The declared law of ``a`` with its parameters taken at the point."""
         law = self._law_of(a)
         params = tuple(self._ground(q, {}) for q in law.params)
         if not all(q.is_number for q in params):
@@ -327,13 +330,24 @@ class Recheck:
         for cond, rel in dist.conditions_at():
             if not holds(cond, rel):
                 raise Unconfirmed(f"the law {law.text} does not exist at this point")
+        return dist
+
+    def _expect_by_moments(self, x, atoms):
+        """E of a polynomial in random variables with declared laws, realised independently of each other
+        (Normal(μ, σ²): E[G^4] = μ^4 + 6 μ^2 σ^2 + 3 σ^4; E[G^2 W^2] = E[G^2] E[W^2]), their parameters
+        taken at the point: the witness's model is that product (its facts are re-checked on it too, an
+        independence fact included); E[exp(a G + b)] of one variable by its moment generating function;
+        anything else is not evaluated here."""
+        dists = [self._dist_at(a) for a in atoms]
         try:
-            poly = sympy.Poly(sympy.expand(x), a)
+            poly = sympy.Poly(sympy.expand(x), *atoms)
         except sympy.PolynomialError:
-            return self._expect_exp(x, a, dist)
-        if poly.degree() > 12 or any(c.free_symbols for c in poly.coeffs()):
+            if len(atoms) != 1:
+                raise Unconfirmed("E of a function of several variables that is not a polynomial") from None
+            return self._expect_exp(x, atoms[0], dists[0])
+        if poly.total_degree() > 12 or any(c.free_symbols for c in poly.coeffs()):
             raise Unconfirmed("a moment beyond the re-check's reach")
-        return sympy.Add(*[c * dist.moment(k) for (k,), c in poly.terms()])
+        return sympy.Add(*[c * sympy.Mul(*[d.moment(k) for d, k in zip(dists, mon)]) for mon, c in poly.terms()])
 
     @staticmethod
     def _expect_exp(x, a, dist):
@@ -480,6 +494,8 @@ class Recheck:
         by_group: dict = {}
         for b_i, blk in enumerate(blocks):
             for k in dict.fromkeys(blk):
+                if k not in self._where and self._law_of_key(k) is not None:
+                    continue  # a declared law the model leaves out: realised independently of everything
                 if k not in self._where:
                     raise Unconfirmed(f"{k} is not in the model")
                 g_i, pos = self._where[k]
