@@ -939,3 +939,25 @@ def _last_status(text: str) -> str:
     from stepcheck.checker import check_text
 
     return check_text(text, "t.step").steps[-1].links[0].status
+
+
+@pytest.mark.parametrize("step, status", [
+    ("max(a, b) >= a", "holds"),
+    ("max(a, b) + min(a, b) = a + b", "holds"),
+    ("max(x, 0) - max(-x, 0) = x", "holds"),               # relu(x) - relu(-x) = x
+    ("max(x, 0) + max(-x, 0) = abs(x)", "holds"),
+    ("max(x - 1, 2) = 2 + max(x - 3, 0)", "holds"),
+    ("max(a, b) = a", "fails"),
+    ("max(x, 0) + min(x, 0) = abs(x)", "fails"),
+    ("max(a, b) > a", "fails"),                            # a = b
+    ("max(n, 1) = n", "not holds"),                        # an integer: no split (n = 0 refutes it anyway)
+])
+def test_max_and_min_of_two_by_cases(step, status):
+    text = f"let a, b, x: real\nlet n: integer\nstep s: {step}\n"
+    got = _last_status(text)
+    assert got != "holds" if status == "not holds" else got == status, step
+
+
+def test_max_of_a_random_variable_is_not_split():
+    text = "random X\nstep s: E[max(X, 0)] - E[max(-X, 0)] = E[X]\n"   # true, but X is no real name here
+    assert _last_status(text) != "fails"

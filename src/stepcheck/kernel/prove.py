@@ -20,11 +20,12 @@ from sympy import Indexed, Integer
 
 from .calculus import sign_proof
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
-from .normal import UNROLL, UNROLL_FIRST, Normalizer, Term, Trace, _expand
+from .normal import UNROLL, UNROLL_FIRST, Normalizer, RuleSet, Term, Trace, _expand
 from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
 from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_in, refined_domain, twin_of
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 from .surely import surely_rules
+from .cases import cases_slack, extremum_cases
 from .elementary import composite_power, elementary
 
 
@@ -614,6 +615,21 @@ class LinkProver:
                 return p
             if k == len(options) - 1:
                 return first
+        cases = extremum_cases([lhs, rhs], self.decls)
+        if cases and not options:  # max/min of two: one proof per larger argument, both must hold
+            proofs = []
+            for sub in cases:
+                p = self._twin_prover(sub).prove_link(lhs.xreplace(sub), rhs.xreplace(sub), candidates, rel,
+                                                      deadline, ranges, unroll)
+                rules = RuleSet(p.rules)
+                rules.add("cases")
+                proofs.append(dataclasses.replace(p, rules=sorted(rules), signs=[x for x in p.signs if x not in
+                                                                               cases_slack(sub)]))
+                if not p.holds:
+                    break
+            p = _all_cases(proofs)
+            if p.holds or p.inconsistent or deadline.remaining() <= 0:
+                return p
         try:
             with bounded_by(deadline):
                 a = self.attempt(lhs, rhs, list(candidates), list(ranges), deadline, rel, unroll)

@@ -31,6 +31,7 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     Rule("facts", "equation facts instantiated at the indices in play"),
     Rule("calculus", "derivatives, limits and extrema (sympy diff / limit, checked side conditions)"),
     Rule("inequality", "a sign proved by interval enclosure of the factors of the margin"),
+    Rule("cases", "max/min of two arguments: one proof where the first is larger, one where the second is"),
     Rule("algebra", "expansion and cancellation of polynomials and rational functions", implicit=True),
 )}
 

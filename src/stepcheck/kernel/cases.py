@@ -1,0 +1,62 @@
+"""max and min of two real arguments, by cases: which argument is larger.
+
+``max(a, b)`` is a where a ≥ b and b where a < b.  Where ``a - b`` is linear
+in one real, non-random name s with a number coefficient k (``max(x, 0)``,
+``max(a, b)``, ``min(x - 1, 2)``), the two cases are written with a slack:
+s is replaced by the value that makes a = b plus ``t/k`` for a nonnegative t
+(a ≥ b), then plus ``-u/k`` for a positive u (a < b); sympy then reads every
+such max and min itself (``Max(b + t, b) = b + t``).  Every real value of s
+lies in exactly one case, so a link that holds in both holds (``max(x, 0) -
+max(-x, 0) = x``, ``max(a, b) + min(a, b) = a + b``, ``max(a, b) ≥ a``).  A
+pure function of sympy expressions: the prover proves each case with the
+facts rewritten the same way (``LinkProver._twin_prover``).
+"""
+from __future__ import annotations
+
+import sympy
+
+MAX_SPLITS = 2  # max/min atoms split per link (each split doubles the cases)
+
+
+def extremum_cases(exprs, decls) -> list:
+    """[{s: value}, {s: value}]: the case substitutions for the first max/min of two arguments in ``exprs``
+    that a name resolves (see the module), or [] where none does.  A variable bound inside the link (a
+    limit's, a derivative's) is never split on."""
+    link = _bound_in(exprs)
+    atoms = sorted({a for x in exprs for a in x.atoms(sympy.Max, sympy.Min) if len(a.args) == 2},
+                   key=sympy.default_sort_key)
+    for m in atoms[:MAX_SPLITS]:
+        d = sympy.expand(m.args[0] - m.args[1])
+        for s in sorted(d.free_symbols, key=str):
+            if not _plain_real(s, decls, link) or not d.is_polynomial(s) or sympy.degree(d, s) != 1:
+                continue
+            k = d.coeff(s)
+            if not (k.is_number and k.is_real and k != 0):
+                continue
+            at = sympy.expand(s - d / k)  # the value of s where the two arguments are equal
+            t, u = sympy.Dummy("t", nonnegative=True), sympy.Dummy("u", positive=True)
+            cases = [{s: at + t / k}, {s: at - u / k}]
+            if all(not any(x.xreplace(c).has(m.func) and _same(x, m, c) for x in exprs) for c in cases):
+                return cases
+    return []
+
+
+def _same(x, m, case) -> bool:
+    """Is the max/min ``m`` still unresolved in ``x`` with ``case`` put in?"""
+    return m.xreplace(case) in x.xreplace(case).atoms(m.func)
+
+
+def _plain_real(s, decls, link) -> bool:
+    return (isinstance(s, sympy.Symbol) and s.is_real is True and s not in decls.random_symbols
+            and s not in decls.index_ranges and not s.is_integer and not any(s in v.free_symbols for v in link))
+
+
+def _bound_in(exprs) -> tuple:
+    """The variables bound inside ``exprs`` (a limit's, a derivative's)."""
+    return tuple(v for x in exprs for a in x.atoms(sympy.Limit, sympy.Derivative)
+                 for v in (a.args[1:2] if isinstance(a, sympy.Limit) else a.variables))
+
+
+def cases_slack(case: dict) -> set:
+    """The slack variables of a case (their signs are the case's, not a declaration the proof rests on)."""
+    return {v for c in case.values() for v in c.free_symbols if isinstance(v, sympy.Dummy)}
