@@ -54,6 +54,8 @@ def test_a_guard_the_law_breaks_for_every_value_of_the_names_is_undefined(claim,
     ("E[1/R] = 0", ""),
     ("E[sqrt(W - a)^2] = (b - a)/2", ""),                      # W >= a on the support of Uniform(a, b)
     ("E[sqrt(K)^2] = n/2", ""),
+    ("E[sqrt(Y - Z)^2] = E[Y] - E[Z]", "random Y\nassume a: Y >= Z\n"),    # another random variable moves with Z
+    ("E[sqrt(max(G) - G_1)^2] = E[max(G)] - E[G_1]", "random G_i ~ Normal(0, 1) for i in 1..2\n"),  # max(G) >= G_1
 ])
 def test_a_guard_the_law_may_keep_is_not_undefined(claim, assume):
     undefined, statuses = _check(claim, assume)

@@ -21,6 +21,7 @@ from ..distributions import lookup
 from ..kernel.calculus import sign_proof
 from ..kernel.prove import refined_domain
 from ..terms.facts import IneqFact, KernelLimit
+from ..terms.objects import FamilyExtremum
 from ..terms.printer import show
 
 #: functions continuous wherever they are defined: a strict violation at a point spreads to a neighbourhood
@@ -37,7 +38,9 @@ def surely_violated(state, event) -> str | None:
     x = event.lhs
     labels = {ix.base.label for ix in x.atoms(sympy.Indexed)}
     rvs = [a for a in x.atoms(sympy.Symbol, sympy.Indexed) if a not in labels and _random(state, a)]
-    if len(rvs) != 1 or x.has(*_JUMPS):
+    # one random variable, of a declared law, and nothing else random: another variable (Y ≥ Z assumed) or
+    # max(X) of its family moves with it, and the guard may hold on every outcome
+    if len(rvs) != 1 or x.has(*_JUMPS) or x.has(FamilyExtremum):
         return None
     v = rvs[0]
     law = lookup(state, v)
@@ -63,9 +66,11 @@ def surely_violated(state, event) -> str | None:
 
 
 def _random(state, a) -> bool:
+    """A random variable, with a declared law or not."""
     if isinstance(a, sympy.Indexed):
-        return str(a.base.label) in state.laws
-    return str(a) in state.laws and a not in state.scope.index_ranges
+        fam = state.scope.families.get(str(a.base.label))
+        return str(a.base.label) in state.laws or (fam is not None and fam.random)
+    return a in state.scope.random_symbols or (str(a) in state.laws and a not in state.scope.index_ranges)
 
 
 def _proved(g, strict: bool, domain) -> bool:

@@ -34,8 +34,9 @@ from ..terms.objects import SD, Cov, DSum, E, Var, as_expr
 from ..terms.printer import show
 from .normal import Normalizer, _expand
 from .reduce import Inconsistent, basis_of, bounded_by, reduce_modulo
+from .surely import surely_rules
 from .contradictions import (Contradiction, _bounds_against_equations, _independence_used, _minimal, _moment_ranges,
-                             _signed_consequence, _unit)
+                             _pointwise_sign, _signed_consequence, _unit)
 
 MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
 MAX_PAIRS_OF = 10
@@ -158,6 +159,35 @@ MAX_INSTANCES = 48  # instances of quantified facts at literal indices, per chec
 SMALL_RANGE = 6  # a quantified fact over a fixed range of at most this many indices is taken at each of them
 
 
+def _constant_by_independence(nz, decls, indep, limits) -> list:
+    """(label, Var(v) normalised) for each rule v = g (``Y = X``) of the equations between random variables
+    whose v the independence facts make uncorrelated with g (Cov(v, g) normalises to 0 without the rule):
+    then Var(v) = Cov(v, v) = Cov(v, g) = 0, so v is constant (``independent(X, Y)`` with ``Y = X``)."""
+    if not indep or not nz.surely:
+        return []
+    plain = Normalizer(decls, indep, (), frozenset(), limits)
+    out = []
+    for v, k, repl, free, label in nz.surely:
+        if k != 1 or free or not any(decls.is_rv(a) for a in repl.atoms(sympy.Symbol, sympy.Indexed)):
+            continue
+        try:
+            if plain.expr(Cov(v, repl)) == 0:
+                out.append((label, nz.expr(Var(v))))
+        except KernelLimit:
+            continue
+    return out
+
+
+def _nonempty(f, decls) -> bool:
+    """Is every range a fact is quantified over known not to be empty (1..n for a positive n; not 2..n)?"""
+    for i in f.free:
+        lo, hi = decls.index_ranges.get(i, (None, None))
+        size = hi - lo if lo is not None else None
+        if size is None or (size >= 0 if isinstance(size, int) else size.is_nonnegative is True) is not True:
+            return False
+    return True
+
+
 def _literal_instances(nz: Normalizer, decls: Decls, labelled, cache: dict, ikey) -> list:
     """(label, normal form) of each quantified equation (``Var(q_i) = 1`` for every i) at the literal indices
     the other equations use on the same families (``Cov(q_1, q_2) = -9/10``): a member q_1 in a fact presumes
@@ -208,7 +238,36 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
     """
     limits = limits or Limits()
     with bounded_by(Deadline(limits.seconds)):
-        return _check_consistency(decls, facts, limits, cache)
+        found = _check_consistency(decls, facts, limits, cache)
+    return _with_rules(found, decls, facts) if found else found
+
+
+def _with_rules(found: Contradiction, decls, facts) -> Contradiction:
+    """The contradiction with the labels of the equations between random variables that its facts' normal
+    forms were read with (``X^2 = 1`` beside ``E[X] = 2``): every rule about a random variable its labels
+    mention, to a fixed point (never fewer labels than needed)."""
+    rules = surely_rules([f for lab in facts for f in facts[lab] if _nonempty(f, decls)], decls)
+    labels = list(found)
+
+    def mentioned(lab) -> set:
+        out = set()
+        for f in facts.get(lab, ()):
+            for side in (getattr(f, "lhs", None), getattr(f, "rhs", None)):
+                if isinstance(side, sympy.Basic):
+                    out |= {a for a in side.atoms(sympy.Symbol, sympy.Indexed) if decls.is_rv(a)}
+        return out
+
+    grew = True
+    while grew:
+        grew = False
+        seen = set().union(*(mentioned(lab) for lab in labels))
+        for v, _, repl, _, label in rules:
+            head = {v} | {a for a in repl.atoms(sympy.Symbol, sympy.Indexed) if decls.is_rv(a)}
+            if label not in labels and any(v == s or (isinstance(v, sympy.Indexed) and isinstance(s, sympy.Indexed)
+                                                      and v.base == s.base) for s in seen) | bool(head & seen):
+                labels.append(label)
+                grew = True
+    return found if labels == list(found) else Contradiction(labels, found.reason)
 
 
 def _check_consistency(decls: Decls, facts: dict, limits: Limits, cache: dict | None) -> Contradiction | None:
@@ -216,13 +275,15 @@ def _check_consistency(decls: Decls, facts: dict, limits: Limits, cache: dict | 
     labels = list(facts)
     indep = [f for lab in labels for f in facts[lab] if isinstance(f, IndepFact)]
     nz = Normalizer(decls, indep, (), frozenset(), limits)
+    # equations between random variables hold almost surely: applied inside E here as in proofs
+    nz.surely = surely_rules([f for lab in labels for f in facts[lab] if _nonempty(f, decls)], decls)
     ikeys = cache.setdefault("indep-sets", {})
-    ikey = ikeys.setdefault(tuple(indep), len(ikeys))
+    ikey = ikeys.setdefault((tuple(indep), nz.surely), len(ikeys))
     polys, owners, exprs = [], [], []
     for lab in labels:
         for f in facts[lab]:
-            if not isinstance(f, EqFact):
-                continue
+            if not isinstance(f, EqFact) or not _nonempty(f, decls):
+                continue  # (a fact over a range that may be empty, 2..n, says nothing where it is empty)
             lhs, rhs = as_expr(f.lhs), as_expr(f.rhs)
             exprs.append((lab, lhs - rhs))
             for side, other in ((lhs, rhs), (rhs, lhs)):
@@ -240,6 +301,9 @@ def _check_consistency(decls: Decls, facts: dict, limits: Limits, cache: dict | 
                 cache[key] = p
             polys.append(p)
             owners.append(lab)
+    for lab, p in _constant_by_independence(nz, decls, indep, limits):
+        polys.append(p)
+        owners.append(lab)
     for lab, p, written in _literal_instances(nz, decls, [(lab, f) for lab in labels for f in facts[lab]], cache, ikey):
         polys.append(p)
         owners.append(lab)
@@ -252,7 +316,8 @@ def _check_consistency(decls: Decls, facts: dict, limits: Limits, cache: dict | 
         return Contradiction(culprit, "these equations have no common solution")
     found = _bounds_contradicted(nz, decls, facts, labels, polys, owners) or \
         _bounds_against_equations(nz, facts, labels, polys, owners) or \
-        _signed_consequence(decls, facts, labels, polys, owners, limits) or _moment_ranges(decls, polys, owners)
+        _signed_consequence(decls, facts, labels, polys, owners, limits) or _moment_ranges(decls, polys, owners) or \
+        _pointwise_sign(nz, facts, labels, polys, owners)
     if found is not None:
         return found
     quantities = _quantities(nz, [x for _, x in exprs])

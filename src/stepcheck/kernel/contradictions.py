@@ -210,3 +210,69 @@ def _bounds_against_equations(nz, facts, labels, polys, owners):
                 return Contradiction(culprit, f"`{lab}` needs {f.text or show(f.lhs) + ' ' + f.rel + ' ' + show(f.rhs)}, "
                                               f"but the equations give {show(as_expr(f.lhs) - as_expr(f.rhs))} = {show(d)}")
     return None
+
+
+def _pointwise(d):
+    """``d = c0 + Σ c_k E[g_k]`` (numbers c) as the one function ``c0 + Σ c_k g_k`` of the outcome, or None."""
+    g = sympy.Integer(0)
+    for term in sympy.Add.make_args(sympy.expand(d)):
+        c, rest = term.as_independent(E, as_Add=False)
+        if not (c.is_number and c.is_real) or not (rest == 1 or isinstance(rest, E)):
+            return None
+        g += c * (rest.args[0] if isinstance(rest, E) else 1)
+    return g
+
+
+def _sign_everywhere(g, strict: bool) -> bool:
+    """``g > 0`` (``>= 0``) on every outcome: a sign proof with the variables as reals, or, where g holds
+    |s| of one name s, in each of the cases s >= 0 and s < 0 (|X| - X >= 0)."""
+    try:
+        if sign_proof(g, strict, symbol_domain)[0]:
+            return True
+        for s in sorted({a.args[0] for a in g.atoms(sympy.Abs) if isinstance(a.args[0], sympy.Symbol)}, key=str):
+            t, u = sympy.Dummy("t", nonnegative=True), sympy.Dummy("u", positive=True)
+            if all(sign_proof(g.xreplace({s: v}), strict, symbol_domain)[0] for v in (t, -u)):
+                return True
+    except (KernelLimit, ArithmeticError, TypeError, ValueError, AttributeError, NotImplementedError):
+        pass
+    return False
+
+
+#: for ``d REL 0`` (d a mean E[G]): the sign of G on every outcome that breaks it, as (-G or G, strict)
+_BREAKS = {">": [(-1, False)], ">=": [(-1, True)], "<": [(1, False)], "<=": [(1, True)], "=": [(1, True), (-1, True)]}
+
+
+_REL_TEXT = {"=": "=", ">": ">", ">=": "≥", "<": "<", "<=": "≤"}
+
+
+def _pointwise_sign(nz, facts, labels, polys, owners):
+    """An assumed relation between means that the sign of one function of the outcome breaks: ``E[|X|] <
+    E[X]`` (E[|X| - X] < 0, but |X| - X >= 0 on every outcome), ``E[tanh(X)] > 1`` (tanh(X) - 1 < 0), read
+    after the equations are applied (a mean of a function never negative is never negative)."""
+    for lab in labels:
+        for f in facts[lab]:
+            rel = "=" if isinstance(f, EqFact) else getattr(f, "rel", None)
+            if rel not in _BREAKS or f.free or f.distinct:
+                continue
+            def reduced(keep, f=f, lab=lab):
+                return reduce_modulo(nz.expr(as_expr(f.lhs) - as_expr(f.rhs)),
+                                     [p for p, o in zip(polys, owners) if o in keep and o != lab])
+
+            others = list(dict.fromkeys(o for o in owners if o != lab))
+            try:
+                d = reduced(set(others))
+            except (Inconsistent, KernelLimit):
+                continue
+            g = _pointwise(d) if d.has(E) else None
+            if g is None or g.has(DSum) or g.is_number:
+                continue
+            for sgn, strict in _BREAKS[rel]:
+                if _sign_everywhere(sgn * g, strict):
+                    side = ("positive" if strict else "nonnegative") if sgn == 1 else ("negative" if strict else "nonpositive")
+                    try:
+                        needed = [] if reduced(set()) == d else _minimal(others, lambda keep: reduced(keep) == d)
+                    except (Inconsistent, KernelLimit):
+                        needed = others
+                    return Contradiction([lab] + needed, f"`{lab}` gives {show(d)} {_REL_TEXT[rel]} 0, but that is the "
+                                                         f"mean of {show(g)}, which is {side} on every outcome")
+    return None
