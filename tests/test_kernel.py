@@ -961,3 +961,28 @@ def test_max_and_min_of_two_by_cases(step, status):
 def test_max_of_a_random_variable_is_not_split():
     text = "random X\nstep s: E[max(X, 0)] - E[max(-X, 0)] = E[X]\n"   # true, but X is no real name here
     assert _last_status(text) != "fails"
+
+
+@pytest.mark.parametrize("step, status", [
+    ("Var(X + Y) <= 2 Var(X) + 2 Var(Y)", "holds"),        # the margin is Var(X - Y)
+    ("Var(X) + Var(Y) >= 2 Cov(X, Y)", "holds"),
+    ("E[X^2] + E[Y^2] >= 2 E[X Y]", "holds"),              # E[(X - Y)^2] >= 0
+    ("Var(X + Y + Z) <= 3 Var(X) + 3 Var(Y) + 3 Var(Z)", "holds"),
+    ("Var(X + Y) <= Var(X) + Var(Y)", "fails"),            # Cov(X, Y) > 0
+    ("Var(X) >= Cov(X, Y)", "fails"),
+    ("Var(X + Y) < 2 Var(X) + 2 Var(Y)", "fails"),         # X = Y: equality (never strict)
+    ("Var(X) + c >= 2 Cov(X, Y)", "not holds"),            # a name outside every moment: not this rule's
+])
+def test_a_margin_that_is_a_covariance_form_with_a_psd_matrix(step, status):
+    text = f"random X, Y, Z\nlet c: real\nstep s: {step}\n"
+    got = _last_status(text)
+    assert got != "holds" if status == "not holds" else got == status, step
+
+
+def test_psd_form_reads_the_matrix_by_coefficients():
+    from stepcheck.kernel.quadratic import psd_form
+    from stepcheck.terms.objects import E
+    X, Y = sp.Symbol("X", real=True), sp.Symbol("Y", real=True)
+    assert psd_form(E(X**2) + E(Y**2) - 2 * E(X * Y))              # [[1, -1], [-1, 1]]
+    assert not psd_form(E(X**2) - 2 * E(X * Y))                     # [[1, -1], [-1, 0]] is not PSD
+    assert not psd_form(E(X**3))                                    # a third moment: not a quadratic form

@@ -26,6 +26,7 @@ from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 from .surely import surely_rules
 from .cases import cases_slack, extremum_cases
+from .quadratic import psd_form
 from .elementary import composite_power, elementary
 
 
@@ -215,6 +216,8 @@ class LinkProver:
             ok, signs = self._by_inequality_fact(nz, g, rel in ("<", ">"), ineqs, eqs, sub, domain)
         if not ok:
             ok, signs = self._by_extremum(g, rel in ("<", ">"), domain)
+        if not ok and rel in ("<=", ">="):  # Var(X - Y) as 2 Var(X) + 2 Var(Y) - Var(X + Y): trace(M C) >= 0
+            ok, signs = psd_form(g), set()
         if not ok and eqs:
             ok, signs = self._by_equation(nz, g, rel in ("<", ">"), eqs, domain)
         if ok:
