@@ -544,7 +544,8 @@ class Normalizer(Independence):
                 continue
             b, lo, hi = bd
             if not self.not_reversed(hi - lo + 1):
-                raise KernelLimit(f"the range {lo}..{hi} may be empty or reversed: declare its bound positive")
+                raise KernelLimit(f"the range {lo}..{hi} may be reversed ({hi} < {lo - 1}): declare its bound a positive "
+                                  "integer, or an index whose range starts high enough")
             others = [x for x in remaining if x is not bd]
             n_known = len(self.known(lo, hi, tuple(o for o in others)))
             coeff *= (hi - lo + 1) - n_known
