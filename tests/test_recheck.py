@@ -509,3 +509,12 @@ def test_moments_of_a_declared_law_at_a_point():
     rc = Recheck(Point({mu: sp.Integer(0), v: sp.Integer(-1)}, {}, laws=laws), {G, W}, set())
     with _pytest.raises(Unconfirmed):
         rc.value(E(G ** 2))  # Normal(0, -1) does not exist
+
+
+def test_a_witness_pattern_is_not_written_with_a_declared_name():
+    """`z_m = m - 1` beside a declared dimension m read as z = m - 1 for the user's m: another letter."""
+    from stepcheck.checker import check_text
+    text = ("let m: positive integer\nreal z_i for i in 1..m\ndefine y = softmax(z)\n"
+            "step wrong: diff(y, z) = diag(y) + y y^T\n")
+    (lk,) = check_text(text, "t.step").steps[0].links
+    assert lk.status == "fails" and "z_m" not in lk.counterexample and "z_k = k - 1" in lk.counterexample

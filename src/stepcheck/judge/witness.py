@@ -107,8 +107,10 @@ class WitnessSearch:
                         fams = sorted({str(ix.base.label) for ix in res.atoms(Indexed)})
                         if pattern == 2:  # the entries read, as they are (a matrix claim needs them all)
                             parts += [f"{n}_{{{', '.join(map(str, ix))}}} = {seen[n, ix]}" for n, ix in sorted(seen)]
+                        taken = set(self.decls.order) | {str(s) for s in res.free_symbols} | set(map(str, sub))
+                        m = next(n for n in ("m", "k", "r", "u", "w", "ι") if n not in taken)  # not a declared name
                         for fam in fams if pattern != 2 else ():
-                            parts.append(f"{fam}_m = " + ("m - 1" if pattern == 0 else "1 for m = 1, else 0"))
+                            parts.append(f"{fam}_{m} = " + (f"{m} - 1" if pattern == 0 else f"1 for {m} = 1, else 0"))
                         return ", ".join(parts), sympy.N(v, 6), dict(sub), pattern
         return None
 
