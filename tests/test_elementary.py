@@ -97,3 +97,15 @@ def test_conditions_implied_by_each_other_are_shown_once(step, where):
     rep = check_text(f"let a: real\nrandom X\nassume v: Var(X) = 1\nstep s: {step}   by v\n", "t.step")
     (lk,) = rep.steps[0].links
     assert lk.status == "holds" and [u.label for u in lk.uses if u.kind == "domain"] == where, step
+
+
+@pytest.mark.parametrize("step, status", [
+    ("tanh(x) = (exp(2 x) - 1)/(exp(2 x) + 1)", "holds"),       # tanh read with exp where the residual has it
+    ("tanh(x) = 2/(1 + exp(-2 x)) - 1", "holds"),               # 2 sigmoid(2 x) - 1
+    ("tanh(2 x) = 2 tanh(x)/(1 + tanh(x)^2)", "holds"),
+    ("tanh(x) = (exp(2 x) + 1)/(exp(2 x) - 1)", "fails"),
+    ("tanh(2 x) = 2 tanh(x)", "fails"),
+])
+def test_tanh_is_read_with_exp(step, status):
+    from stepcheck.checker import check_text
+    assert [lk.status for lk in check_text(f"let x: real\nstep s: {step}\n", "t.step").steps[0].links] == [status], step

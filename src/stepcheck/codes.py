@@ -499,7 +499,7 @@ _TABLE = (
         "Check that the statement is really false under the assumptions listed. A counterexample is searched "
         "among small finite models: a statement false only for large dimensions or for continuous laws may "
         "not be found; restate it in a smaller case.",
-        example="let x: real\nrefute r: tanh(x) = (exp(2 x) - 1)/(exp(2 x) + 1)\n",
+        example="refute r: sqrt(2) + sqrt(3) = sqrt(5 + 2 sqrt(6))\n",
     ),
     Code(
         "W-relation", "warning", "refute", "relation not supported yet in refute",

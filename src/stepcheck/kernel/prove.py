@@ -314,8 +314,8 @@ class LinkProver:
             d = _expand(elementary(d))
         if d != 0 and d.has(DSum):
             d = self._align_ranges(nz, d)
-        if d != 0 and d.has(sympy.Pow):
-            n, _ = sympy.fraction(sympy.together(d))
+        if d != 0 and (d.has(sympy.Pow) or d.has(*_HYPERBOLIC)):  # tanh(x) as (exp(2 x) - 1)/(exp(2 x) + 1)
+            n, _ = sympy.fraction(sympy.together(d.rewrite(sympy.exp) if d.has(*_HYPERBOLIC) else d))
             if _expand(n) == 0:
                 return Integer(0)
         return d
@@ -656,4 +656,5 @@ class LinkProver:
                      indep_forms={lab: frozenset(f) for lab, f in a.trace.indep.items()}, unroll=a.unroll)
 
 
+_HYPERBOLIC = (sympy.tanh, sympy.sinh, sympy.cosh)  # written with exp where the residual has them
 _as_expr = as_expr  # one definition, in terms.objects
