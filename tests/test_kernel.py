@@ -951,9 +951,11 @@ def _last_status(text: str) -> str:
     ("max(x, 0) + min(x, 0) = abs(x)", "fails"),
     ("max(a, b) > a", "fails"),                            # a = b
     ("max(n, 1) = n", "not holds"),                        # an integer: no split (n = 0 refutes it anyway)
+    ("max(s_i, 0) - max(-s_i, 0) = s_i", "holds"),         # a member of a family of reals
+    ("max(s_i, 0) = s_i", "fails"),
 ])
 def test_max_and_min_of_two_by_cases(step, status):
-    text = f"let a, b, x: real\nlet n: integer\nstep s: {step}\n"
+    text = f"let a, b, x: real\nlet n: integer\nlet m: positive integer\nlet i: index 1..m\nreal s_i for i in 1..m\nstep s: {step}\n"
     got = _last_status(text)
     assert got != "holds" if status == "not holds" else got == status, step
 

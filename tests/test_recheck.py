@@ -518,3 +518,17 @@ def test_a_witness_pattern_is_not_written_with_a_declared_name():
             "step wrong: diff(y, z) = diag(y) + y y^T\n")
     (lk,) = check_text(text, "t.step").steps[0].links
     assert lk.status == "fails" and "z_m" not in lk.counterexample and "z_k = k - 1" in lk.counterexample
+
+
+@pytest.mark.parametrize("step, status", [
+    ("diff(abs(x), x)^2 = 1", "not fails"),                           # true wherever the derivative exists
+    ("diff(max(x, 0), x)^2 = diff(max(x, 0), x)", "not fails"),       # relu'^2 = relu' (x != 0)
+    ("diff(max(x, 0), x) = 1", "fails"),                              # x = -1, not the kink x = 0
+    ("diff(abs(x), x) = 1", "fails"),
+])
+def test_no_witness_at_a_kink_where_the_derivative_does_not_exist(step, status):
+    from stepcheck.checker import check_text
+    (lk,) = check_text(f"let x: real\nstep s: {step}\n", "t.step").steps[0].links
+    assert (lk.status != "fails") if status == "not fails" else lk.status == "fails", (step, lk.counterexample)
+    if lk.status == "fails":
+        assert "x = 0" not in (lk.counterexample or "") + " ".join(n for d in lk.diagnostics for n in d.notes)

@@ -34,6 +34,9 @@ def _status(claim, extra=""):
     ("E[X^2 A] = 0", "assume a: X^2 = 1\n", {"a", "z"}),
     ("Var(Y) = 4 Var(X)", "assume a: Y = 2 X\n", {"a"}),
     ("E[Y W] = E[X W]", "assume a: Y = X\nassume b: X = Y\n", {"b"}),     # both rewrite Y into X; one suffices
+    ("E[W] = 2 E[A] + 1", "assume a: W = 2 A + 1\n", {"a"}),     # whatever the names' order (A before W)
+    ("E[A] = 2 E[W] + 1", "assume a: A = 2 W + 1\n", {"a"}),     # (W after A: was unknown)
+    ("Var(A) = 4 Var(W)", "assume a: A = 2 W + 1\nassume b: W = (A - 1)/2\n", {"b"}),   # the two would loop: one taken
 ])
 def test_an_equation_between_random_variables_applies_inside_e(claim, extra, uses):
     lk = _status(claim, extra)

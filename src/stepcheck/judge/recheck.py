@@ -122,11 +122,26 @@ class Recheck:
         """``x`` with every deterministic name replaced and every sum, product and derivative expanded."""
         if any(d.expr.has(FamilyExtremum) for d in x.atoms(sympy.Derivative)):
             raise Unconfirmed("the derivative of max or min over a family")
+        kinks: list = []
         if x.has(sympy.Derivative):
             # deep=False: a sum inside is differentiated term by term and expanded below (_ground), never
             # summed symbolically by sympy first (the slow part, for the same value)
-            x = x.replace(lambda e: isinstance(e, sympy.Derivative), lambda e: e.doit(deep=False))
-        return self._ground(x, {})
+            def derivative(e):
+                d = e.doit(deep=False)
+                kinks.extend(a.args[0] for a in d.atoms(sympy.sign, sympy.Heaviside, sympy.DiracDelta))
+                return d
+
+            x = x.replace(lambda e: isinstance(e, sympy.Derivative), derivative)
+        out = self._ground(x, {})
+        for u in kinks:  # d|u|/dx is sign(u) and d max(u, 0)/dx Heaviside(u): neither exists where u = 0
+            try:
+                at = self._ground(u, {})
+            except (Unconfirmed, ArithmeticError, TypeError, ValueError, AttributeError):
+                continue
+            if at.is_zero:
+                raise Unconfirmed(f"the derivative does not exist at this point ({show(u)} = 0: a kink of |{show(u)}|"
+                                  " or of max/min)")
+        return out
 
     def _ground(self, x, env):
         if isinstance(x, sympy.Limit):

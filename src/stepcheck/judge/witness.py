@@ -49,10 +49,13 @@ class WitnessSearch:
         if res.is_number:
             return (None, res, {}, None) if violated(res) else None
         syms = sorted(res.free_symbols, key=lambda s: (s in self.decls.index_ranges, s.name))
+        kinks = [a.args[0] for a in res.atoms(sympy.sign, sympy.Heaviside, sympy.DiracDelta)]
         if 0 < len(syms) <= 3:
             for sub in self._trial_assignments(syms, candidates):
                 try:
                     v = res.xreplace(sub)
+                    if any(u.xreplace(sub).is_zero for u in kinks):
+                        continue  # sign(0), Heaviside(0): sympy's conventions where a derivative does not exist
                 except (ZeroDivisionError, ValueError):
                     continue
                 if violated(v) and self._consistent_at(candidates, sub):

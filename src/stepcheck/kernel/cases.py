@@ -27,7 +27,9 @@ def extremum_cases(exprs, decls) -> list:
                    key=sympy.default_sort_key)
     for m in atoms[:MAX_SPLITS]:
         d = sympy.expand(m.args[0] - m.args[1])
-        for s in sorted(d.free_symbols, key=str):
+        labels = {ix.base.label for ix in d.atoms(sympy.Indexed)}
+        names = (d.free_symbols - labels - {i for ix in d.atoms(sympy.Indexed) for i in ix.indices}) | d.atoms(sympy.Indexed)
+        for s in sorted(names, key=str):
             if not _plain_real(s, decls, link) or not d.is_polynomial(s) or sympy.degree(d, s) != 1:
                 continue
             k = d.coeff(s)
@@ -47,6 +49,11 @@ def _same(x, m, case) -> bool:
 
 
 def _plain_real(s, decls, link) -> bool:
+    """A real name of no integer kind, not random, not an index, not bound in the link; or a member s_i of a
+    deterministic family of reals (its own atom: the case is about that member)."""
+    if isinstance(s, sympy.Indexed):
+        return (s.base.label.name not in decls.random_families and s.is_real is not False
+                and not any(s.has(v) for v in link))
     return (isinstance(s, sympy.Symbol) and s.is_real is True and s not in decls.random_symbols
             and s not in decls.index_ranges and not s.is_integer and not any(s in v.free_symbols for v in link))
 

@@ -8,10 +8,11 @@ B has ``B^2 = B`` on every outcome of its law (the declaration states them), so
 
 An equation is a rule when one side is a random variable or a power of one,
 ``v^k`` (a family member at the fact's own free indices: every member), and the
-other side has lower degree in v (``v`` not in it at all for k = 1) and no
-random variable after v in a fixed order (``Y = X`` and ``X = Y`` both rewrite Y
-into X: each rewrite trades v for variables before it, so rewriting ends and both
-sides of a link meet).  Inside
+other side has lower degree in v (``v`` not in it at all for k = 1), one rule
+per variable and power, taken in the order of the facts, and no rule whose
+replacement leads back to its variable through the rules already taken
+(``Y = X`` then ``X = Y``: the second is read as Y = X too), so the rules form
+no cycle, rewriting ends, and both sides of a link meet.  Inside
 E, ``v^n`` with n >= k becomes ``v^(n - k)`` times the other side, until the
 degree falls below k.  Every rewrite replaces an expression by one equal to it
 on almost every outcome, so the expectation is unchanged: sound for any
@@ -35,6 +36,7 @@ def surely_rules(eqs, decls) -> tuple:
     """The rules ((head variable, k, replacement, free indices, label)) of the equations in ``eqs`` between
     random variables (outside any moment), in a fixed order."""
     out = []
+    edges: dict = {}  # a rule's variable -> the variables of its replacement: kept acyclic, so rewriting ends
     for f in eqs:
         if not isinstance(f, EqFact) or f.distinct:
             continue
@@ -50,8 +52,10 @@ def surely_rules(eqs, decls) -> tuple:
             if not isinstance(v, Indexed) and f.free:
                 continue
             deg = sympy.degree(other, v) if other.is_polynomial(v) else None
-            if deg is None or deg >= k or not all(_before(u, v) for u in _random_atoms(other, decls) if u != v):
+            uses = {_node(u) for u in _random_atoms(other, decls)} - {_node(v)}
+            if deg is None or deg >= k or (_node(v), k) in edges or _reaches(edges, uses, _node(v)):
                 continue
+            edges[_node(v), k] = uses
             out.append((v, k, other, tuple(f.free), f.label))
             break
     return tuple(sorted(out, key=lambda r: (sympy.default_sort_key(r[0]), r[1], sympy.default_sort_key(r[2]))))
@@ -74,10 +78,23 @@ def _whole(v, decls) -> bool:
     return fam is not None and rng is not None and all(sympy.expand(a - b) == 0 for a, b in zip(fam, rng))
 
 
-def _before(u, v) -> bool:
-    """The order rules rewrite along: a variable only into variables before it (``Y = X`` and ``X = Y`` both
-    rewrite Y into X), so that rewriting ends and both sides of a link meet."""
-    return sympy.default_sort_key(u) < sympy.default_sort_key(v)
+def _node(v):
+    """A variable as a node of the rules' graph: a family member by its family (q_i and q_j alike)."""
+    return v.base.label.name if isinstance(v, Indexed) else v
+
+
+def _reaches(edges: dict, start: set, target) -> bool:
+    """Does a path of rules lead from a variable of ``start`` to ``target`` (a rule v = g with it would loop)?"""
+    seen, todo = set(), list(start)
+    while todo:
+        n = todo.pop()
+        if n == target:
+            return True
+        if n in seen:
+            continue
+        seen.add(n)
+        todo += [m for (head, _), uses in edges.items() if head == n for m in uses]
+    return False
 
 
 def _random_atoms(x, decls) -> set:
