@@ -66,3 +66,14 @@ def test_a_rule_over_part_of_a_family_is_no_rule_for_every_member():
 def test_a_rule_is_not_read_from_an_equation_that_is_not_cited():
     rep = check_text(DECLS + "assume a: Y = 2 X\nassume other: E[W] = 0\nstep s: E[Y] = 2 E[X]   by other\n", "t.step")
     assert rep.steps[-1].links[0].status != "holds"
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("E[Y] = 2", "fails"),      # E[2 R + 1] = 1: the witness is R's law with Y defined by `a` (was unknown)
+    ("E[Y] = 1", "holds"),
+    ("E[Y^2] = 6", "fails"),    # E[(2 R + 1)^2] = 5
+])
+def test_a_variable_an_equation_defines_is_part_of_the_witness(claim, status):
+    text = "random R ~ Rademacher\nrandom Y\nassume a: Y = 2 R + 1\n" + f"step s: {claim}\n"
+    (lk,) = check_text(text, "t.step").steps[0].links
+    assert lk.status == status, (claim, lk.message)

@@ -19,6 +19,8 @@ never ``fails``.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -290,14 +292,23 @@ class Recheck:
     def _law(self, atoms) -> list:
         """The joint law of ``atoms``: [(atom -> value, probability)], by the model's independent groups."""
         by_group: dict = {}
+        parts = []
         for a in atoms:
             k = self._key(a)
+            if k not in self._where and self._law_of(a) is not None:
+                # a declared law the model leaves out, realised independently (as _expect_by_moments does)
+                sup = self._dist_at(a).support()
+                if sup is None:
+                    raise Unconfirmed(f"{a} has no finite support to evaluate on each outcome")
+                parts.append(([a], [((v,), p) for v, p in sup if p != 0]))
+                continue
             if k not in self._where:
                 raise Unconfirmed(f"{a} is not in the model")
             g_i, pos = self._where[k]
             by_group.setdefault(g_i, []).append((a, pos))
-        parts = []
         size = 1
+        for _, rows in parts:
+            size *= len(rows)
         for g_i, ap in by_group.items():
             proj: dict = {}
             for vals, p in self.p.groups[g_i][1]:
@@ -585,7 +596,32 @@ def _grown(point: Point, rc: Recheck, decls):
     return Point({**point.values, **raise_to}, point.indexed, point.groups, point.pattern)
 
 
+def _defined(point, decls, lhs, rhs, facts):
+    """(lhs, rhs, facts) with each random variable the point leaves out (no outcome, no law) that an equation
+    defines (``Y = 2 R + 1``) replaced by its definition: the model extended by that variable, on which the
+    equation holds exactly (the other facts are then checked on the extended model)."""
+    given = {k for keys, _ in point.groups for k in keys}
+    for _ in range(4):
+        sub = {}
+        for fs in facts.values():
+            for f in fs:
+                if not isinstance(f, EqFact) or f.free or f.distinct:
+                    continue
+                for v, g in ((as_expr(f.lhs), as_expr(f.rhs)), (as_expr(f.rhs), as_expr(f.lhs))):
+                    if isinstance(v, Symbol) and v in decls.random_symbols and v not in given and v.name not in \
+                            (point.laws or {}) and not g.has(v) and not g.has(E, Var, Cov, SD) and v not in sub:
+                        sub[v] = g
+                        break
+        if not sub:
+            break
+        lhs, rhs = lhs.xreplace(sub), rhs.xreplace(sub)
+        facts = {lab: [dataclasses.replace(f, lhs=as_expr(f.lhs).xreplace(sub), rhs=as_expr(f.rhs).xreplace(sub))
+                       if isinstance(f, (EqFact, IneqFact)) else f for f in fs] for lab, fs in facts.items()}
+    return lhs, rhs, facts
+
+
 def _confirms(point, decls, lhs, rhs, rel, facts, complete):
+    lhs, rhs, facts = _defined(point, decls, lhs, rhs, facts)
     rc = Recheck(point, decls.random_symbols, decls.random_families, complete=complete,
                  family_ranges=decls.family_ranges)
     ranges = dict(decls.index_ranges)
