@@ -495,7 +495,8 @@ def _finite_law_value(state, g):
     rv = {x for x in g.atoms(sympy.Symbol) if x in state.scope.random_symbols}
     rv |= {x for x in g.atoms(sympy.Indexed)
            if str(x.base.label) in state.scope.families and state.scope.families[str(x.base.label)].random}
-    if len(rv) != 1:
+    rv |= {x for x in g.atoms(sympy.Function) if type(x).__name__ == "FamilyExtremum"}  # max(q) of a family
+    if len(rv) != 1 or not isinstance(next(iter(rv)), RANDOM_ATOMS):
         return None, None
     (x,) = rv
     dec = lookup(state, x)

@@ -27,6 +27,8 @@ def extremum_cases(exprs, decls) -> list:
                    key=sympy.default_sort_key)
     for m in atoms[:MAX_SPLITS]:
         d = sympy.expand(m.args[0] - m.args[1])
+        if _moves(d, decls, link):
+            continue  # a random variable, max(q), or the derivative's variable in it: no case is a fixed value
         labels = {ix.base.label for ix in d.atoms(sympy.Indexed)}
         names = (d.free_symbols - labels - {i for ix in d.atoms(sympy.Indexed) for i in ix.indices}) | d.atoms(sympy.Indexed)
         for s in sorted(names, key=str):
@@ -41,6 +43,15 @@ def extremum_cases(exprs, decls) -> list:
             if all(not any(x.xreplace(c).has(m.func) and _same(x, m, c) for x in exprs) for c in cases):
                 return cases
     return []
+
+
+def _moves(d, decls, link) -> bool:
+    """Does ``d`` hold anything that is not one fixed number per case: a random variable (a member of a random
+    family, max(q) of one), or a variable bound in the link?"""
+    if any(decls.is_rv(a) for a in d.atoms(sympy.Symbol, sympy.Indexed)) or \
+            any(decls.is_rv(a) for a in d.atoms(sympy.Function) if type(a).__name__ == "FamilyExtremum"):
+        return True
+    return any(d.has(v) for v in link)
 
 
 def _same(x, m, case) -> bool:
@@ -59,9 +70,20 @@ def _plain_real(s, decls, link) -> bool:
 
 
 def _bound_in(exprs) -> tuple:
-    """The variables bound inside ``exprs`` (a limit's, a derivative's)."""
-    return tuple(v for x in exprs for a in x.atoms(sympy.Limit, sympy.Derivative)
-                 for v in (a.args[1:2] if isinstance(a, sympy.Limit) else a.variables))
+    """The variables bound inside ``exprs``: a limit's, a derivative's, a sum's or product's index, an
+    extremum's variable (a member s_i under sum(i=...) is a different member in each term)."""
+    out = []
+    for x in exprs:
+        for a in sympy.preorder_traversal(x):
+            if isinstance(a, sympy.Limit):
+                out.append(a.args[1])
+            elif isinstance(a, sympy.Derivative):
+                out += [v for v in a.variables]
+            elif isinstance(a, (sympy.Sum, sympy.Product)):
+                out += [lim[0] for lim in a.limits]
+            elif type(a).__name__ == "Extremum":
+                out.append(a.args[1])
+    return tuple(out)
 
 
 def cases_slack(case: dict) -> set:

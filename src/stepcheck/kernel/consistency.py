@@ -179,10 +179,12 @@ def _constant_by_independence(nz, decls, indep, limits) -> list:
 
 
 def _nonempty(f, decls) -> bool:
-    """Is every range a fact is quantified over known not to be empty (1..n for a positive n; not 2..n)?"""
+    """Is every range a fact is quantified over known not to be empty (1..n for a positive n; not 2..n), and,
+    for ``for i != j``, known to hold two indices (not 1..1, not 1..n where n may be 1)?"""
+    apart = {x for pair in f.distinct for x in pair}
     for i in f.free:
         lo, hi = decls.index_ranges.get(i, (None, None))
-        size = hi - lo if lo is not None else None
+        size = hi - lo - (1 if i in apart else 0) if lo is not None else None
         if size is None or (size >= 0 if isinstance(size, int) else size.is_nonnegative is True) is not True:
             return False
     return True

@@ -238,6 +238,14 @@ def _sign_everywhere(g, strict: bool) -> bool:
     return False
 
 
+def mean_of_signed(d, strict: bool) -> bool:
+    """``d > 0`` (``>= 0``) for ``d = c0 + Σ c_k E[g_k]`` (numbers c) whose one function ``c0 + Σ c_k g_k``
+    of the outcome is so on every outcome: the mean of a function never negative is never negative
+    (``E[max(X, 0)] >= 0``, read as ``(E[X] + E[|X|])/2``)."""
+    g = _pointwise(d) if d.has(E) else None
+    return g is not None and not g.has(DSum) and not g.is_number and _sign_everywhere(g, strict)
+
+
 #: for ``d REL 0`` (d a mean E[G]): the sign of G on every outcome that breaks it, as (-G or G, strict)
 _BREAKS = {">": [(-1, False)], ">=": [(-1, True)], "<": [(1, False)], "<=": [(1, True)], "=": [(1, True), (-1, True)]}
 

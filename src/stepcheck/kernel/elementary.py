@@ -1,5 +1,5 @@
 """Identities of elementary functions that hold for every real value, applied by the normaliser to each
-term: |a b| = |a| |b|; exp(c log(b) + r) = b^c exp(r) for a positive b; a positive rational base to a
+term: max(a, b) = (a + b + |a - b|)/2 and min(a, b) = (a + b - |a - b|)/2; |a b| = |a| |b|; exp(c log(b) + r) = b^c exp(r) for a positive b; a positive rational base to a
 power that is not a number as a product of prime powers (4^n = 2^(2 n)); the log rules where sympy knows
 the factors positive.  Pure functions of sympy expressions (no facts, no state)."""
 from __future__ import annotations
@@ -11,6 +11,10 @@ from sympy import Add, Mul, Pow
 def elementary(x):
     """Identities of elementary functions that hold for every value: |a b| = |a| |b|, and the log rules
     where sympy knows the factors positive."""
+    if x.has(sympy.Max, sympy.Min):  # max(a, b) = (a + b + |a - b|)/2: one form for both (relu(X) - relu(-X) = X)
+        x = x.replace(lambda e: isinstance(e, (sympy.Max, sympy.Min)) and len(e.args) == 2,
+                      lambda e: (e.args[0] + e.args[1] + (1 if isinstance(e, sympy.Max) else -1)
+                                 * sympy.Abs(e.args[0] - e.args[1])) / 2)
     if x.has(sympy.Abs):
         x = x.replace(lambda e: isinstance(e, sympy.Abs) and isinstance(e.args[0], Mul),
                       lambda e: Mul(*[sympy.Abs(f) for f in Mul.make_args(e.args[0])]))

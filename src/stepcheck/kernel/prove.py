@@ -27,6 +27,7 @@ from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_m
 from .surely import surely_rules
 from .cases import cases_slack, extremum_cases
 from .quadratic import psd_form
+from .contradictions import mean_of_signed
 from .elementary import composite_power, elementary
 
 
@@ -209,15 +210,14 @@ class LinkProver:
             return False, None, nz.trace
         if rel == "=":
             return d == 0, d, nz.trace
-        # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
-        g = -d if rel in ("<", "<=") else d
+        g = -d if rel in ("<", "<=") else d  # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
         ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=domain)
         if not ok:
             ok, signs = self._by_inequality_fact(nz, g, rel in ("<", ">"), ineqs, eqs, sub, domain)
         if not ok:
             ok, signs = self._by_extremum(g, rel in ("<", ">"), domain)
-        if not ok and rel in ("<=", ">="):  # Var(X - Y) as 2 Var(X) + 2 Var(Y) - Var(X + Y): trace(M C) >= 0
-            ok, signs = psd_form(g), set()
+        if not ok:  # Var(X - Y) as 2 Var(X) + 2 Var(Y) - Var(X + Y); E[max(X, 0)] >= 0: a mean of a sign
+            ok, signs = bool(psd_form(g) and rel in ("<=", ">=") or mean_of_signed(g, rel in ("<", ">"))), set()
         if not ok and eqs:
             ok, signs = self._by_equation(nz, g, rel in ("<", ">"), eqs, domain)
         if ok:
