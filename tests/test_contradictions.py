@@ -98,13 +98,15 @@ def test_the_consistency_check_stops_at_the_time_of_a_link():
     "E[max(X, 0)] >= 0",
     "E[abs(X)] >= E[X]",
     "E[tanh(X)] < 1",
+    "E[abs(X - 1)] >= E[X] - 1",           # |X - 1| - (X - 1) >= 0: the cases X >= 1 and X < 1
+    "E[abs(2 X + 1)] >= -2 E[X] - 1",
 ])
 def test_a_mean_of_a_function_of_known_sign_has_that_sign(claim):
     rep = check_text(f"random X\nstep s: {claim}\n", "t.step")
     assert rep.steps[0].links[0].status == "holds", claim
 
 
-@pytest.mark.parametrize("claim", ["E[abs(X)] > E[X]", "E[max(X, 0)] > 0", "E[X^2] > 0"])
+@pytest.mark.parametrize("claim", ["E[abs(X)] > E[X]", "E[max(X, 0)] > 0", "E[X^2] > 0", "E[abs(X - 1)] >= E[X]"])
 def test_no_strict_sign_where_the_function_may_vanish(claim):
     rep = check_text(f"random X\nstep s: {claim}\n", "t.step")
     assert rep.steps[0].links[0].status != "holds", claim

@@ -225,13 +225,20 @@ def _pointwise(d):
 
 def _sign_everywhere(g, strict: bool) -> bool:
     """``g > 0`` (``>= 0``) on every outcome: a sign proof with the variables as reals, or, where g holds
-    |s| of one name s, in each of the cases s >= 0 and s < 0 (|X| - X >= 0)."""
+    |k s + c| of one name s (numbers k, c), in each of the cases k s + c >= 0 and < 0 (|X| - X >= 0)."""
     try:
         if sign_proof(g, strict, symbol_domain)[0]:
             return True
-        for s in sorted({a.args[0] for a in g.atoms(sympy.Abs) if isinstance(a.args[0], sympy.Symbol)}, key=str):
+        for inner in sorted({a.args[0] for a in g.atoms(sympy.Abs)}, key=sympy.default_sort_key):
+            names = sorted(inner.free_symbols, key=str)  # |k s + c|: the cases k s + c >= 0 and < 0
+            if len(names) != 1 or not inner.is_polynomial(names[0]) or sympy.degree(inner, names[0]) != 1:
+                continue
+            s = names[0]
+            k, c = inner.coeff(s), sympy.expand(inner - inner.coeff(s) * s)
+            if not (k.is_number and k.is_real and k != 0 and c.is_number):
+                continue
             t, u = sympy.Dummy("t", nonnegative=True), sympy.Dummy("u", positive=True)
-            if all(sign_proof(g.xreplace({s: v}), strict, symbol_domain)[0] for v in (t, -u)):
+            if all(sign_proof(sympy.expand(g.xreplace({s: (v - c) / k})), strict, symbol_domain)[0] for v in (t, -u)):
                 return True
     except (KernelLimit, ArithmeticError, TypeError, ValueError, AttributeError, NotImplementedError):
         pass
