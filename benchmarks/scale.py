@@ -209,6 +209,8 @@ its `ln_eps_var` rests on, `dot_expanded.step` the condition its literal member 
 `a001_s3_saturation.step` and `softmax.step` the declared signs their `temperature` (T > 0) and
 `quarter` (d > 0) links rest on, and `a004_softmax_scale.step` proves two steps the old tree
 cannot (`entry_1`, `entry_u`: a sum over 1..n split into its first term and the rest);
+`pm_one.step` and `a004_pm_one.step` list `linearity` among the rules of `Var(X_i) = 1` (the
+declaration's X_i^2 = 1 is applied inside E, and E[1] = 1 is linearity);
 `bad/no_real_value.step` is new, and the old tree holds its steps (sqrt(-4) sqrt(-9) = -6 through
 complex values), where this one refuses them (`E-undefined`). The normaliser still builds sympy expressions: the
 ≥ 5× asked for needs it to work in the ring too (see docs/performance.md).
