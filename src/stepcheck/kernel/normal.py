@@ -33,12 +33,12 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
                    Sum, Symbol, Tuple)
 
 from . import calculus
-from ..terms.facts import MAX_EXPANSION, Deadline, Decls, IndepFact, KernelLimit, Limits
+from ..terms.facts import Deadline, Decls, IndepFact, KernelLimit, Limits
 from .independence import Independence, _within
 from .closed_forms import power_sum
 from .elementary import elementary
 from .reduce import memo
-from .expansion import _expand, expansion_size  # noqa: F401 - re-exported: the kernel's one expansion
+from .expansion import _expand
 from .surely import apply_surely
 from .rules import rule
 from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, canon_bound, is_canon_bound
