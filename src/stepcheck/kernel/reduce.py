@@ -127,8 +127,12 @@ class _Alarm(Exception):
     pass
 
 
+_ARMED = [False]  # the alarm interrupts only while a basis is being computed (never after, in cleanup)
+
+
 def _on_alarm(signum, frame):
-    raise _Alarm()
+    if _ARMED[0]:
+        raise _Alarm()
 
 
 def _groebner(polys: list, gens: tuple, order):
@@ -148,13 +152,15 @@ def _groebner(polys: list, gens: tuple, order):
     if left <= 0:
         raise KernelLimit(f"time limit of {deadline.seconds:g} s per link reached")
     old = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, left)
     try:
+        _ARMED[0] = True
+        signal.setitimer(signal.ITIMER_REAL, left)
         return groebner(polys, *gens, order=order, domain=QQ)
     except _Alarm:
         raise KernelLimit(f"time limit of {deadline.seconds:g} s per link reached (solving the facts' "
                           "polynomial system)") from None
     finally:
+        _ARMED[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
 
