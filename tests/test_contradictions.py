@@ -39,6 +39,10 @@ def _inconsistent(text):
     # a relation between means that the sign of one function of the outcome breaks
     ("random X\nassume a: E[|X|] < E[X]\n", "`a`", "-X + |X|, which is nonnegative"),
     ("random X\nassume a: E[tanh(X)] > 1\n", "`a`", "tanh(X)"),
+    # an almost-sure bound the declared law breaks with positive probability
+    ("random R ~ Rademacher\nassume pos: R >= 0\n", "`pos`, `R ~ Rademacher`", "at R = -1"),
+    ("random Z ~ Normal(0, 1)\nassume pos: Z > -5\n", "`pos`, `Z ~ Normal(0, 1)`", "tail"),
+    ("let n: positive integer\nrandom D ~ DiscreteUniform(1, n)\nassume big: D >= 2\n", "`big`", "at D = 1"),
 ])
 def test_assumptions_with_no_real_model_are_contradictory(text, labels, why):
     d = _inconsistent(text)
@@ -62,6 +66,10 @@ def test_assumptions_with_no_real_model_are_contradictory(text, labels, why):
     "random X, Y\nassume i: independent(X, Y)\nassume v: Var(X) = 0\nassume a: Y = X\n",    # a constant X
     "random X\nassume a: E[|X|] <= E[X]\n",                                                  # X >= 0
     "random X\nassume a: E[tanh(X)] > 1/2\n",
+    "let p: real\nrandom B ~ Bernoulli(p)\nassume nn: B >= 0\n",
+    "random U ~ Uniform(0, 1)\nassume pos: U > 0\n",                  # P(U = 0) = 0
+    "random R ~ Rademacher\nassume a: R <= 1, R != 0\n",
+    "random R ~ Rademacher\nrandom Y\nassume a: Y >= R\n",           # another variable: a bound on Y - R
     # a fact over a range that may be empty (2..n at n = 1) says nothing there
     "let n: positive integer\nlet i: index 2..n\nrandom q_i for i in 2..n\nassume a: E[exp(q_i)] = -1\n",
     "let n: positive integer\nlet i: index 2..n\nrandom q_i for i in 2..n\nassume a: E[|q_i|] = 1, E[q_i] = 2\n",

@@ -12,7 +12,7 @@ import sympy
 from . import syntax as S
 from .errors import Diagnostic, error
 from .kernel import KernelLimit, check_consistency
-from .terms.facts import EqFact, IndepFact
+from .terms.facts import EqFact, IndepFact, IneqFact
 from .terms.objects import SD, Cov, E, Var
 
 
@@ -51,6 +51,7 @@ def consistency(checker, new_label: str | None = None):
             "warning", "the assumptions could not be checked for contradictions", first,
             "too large" if isinstance(e, KernelLimit) else "not checked", notes=notes, code="W-unchecked-assumptions"))
         return
+    bad = bad or _law_breaks_a_bound(state, facts)
     if bad and not set(bad) <= state.contradiction:
         state.contradiction |= set(bad)
         first = state.labels_span.get(bad[0])
@@ -61,6 +62,34 @@ def consistency(checker, new_label: str | None = None):
                    "from contradictory facts every claim would follow; no step is counted as verified from them"],
             help="fix the values (a variance cannot be negative; one quantity cannot have two values)",
             code="E-inconsistent"))
+
+
+_EVENT = {">": lambda x: sympy.StrictGreaterThan(x, 0), ">=": lambda x: sympy.GreaterThan(x, 0),
+          "<": lambda x: sympy.StrictGreaterThan(-x, 0), "<=": lambda x: sympy.GreaterThan(-x, 0),
+          "!=": lambda x: sympy.Unequality(x, 0)}
+
+
+def _law_breaks_a_bound(state, facts):
+    """An assumed almost-sure bound on a variable of a declared law that the law breaks with positive
+    probability, whatever its names stand for (``R >= 0`` for a Rademacher R: R = -1 has probability 1/2;
+    ``Z > 0`` for a Normal): a contradiction (judge/support.py finds the outcome)."""
+    from .judge.support import surely_violated
+    from .kernel import Contradiction
+
+    for lab, fs in facts.items():
+        for f in fs:
+            if not isinstance(f, IneqFact) or f.free or f.distinct or f.rel not in _EVENT:
+                continue
+            x = sympy.expand(f.lhs - f.rhs)
+            if x.has(E, Var, SD, Cov):
+                continue  # a bound on a moment is a number, not a bound on each outcome
+            where = surely_violated(state, _EVENT[f.rel](x))
+            if where:
+                v = next(a for a in x.free_symbols if str(a) in state.laws or a in state.scope.random_symbols)
+                law = state.laws.get(str(v))
+                return Contradiction([lab] + ([law.label] if law is not None else []),
+                                     f"`{lab}` holds almost surely, but {where}")
+    return None
 
 
 def independence_fact(checker, label, f: S.IndepFact, el, distinct):
