@@ -437,7 +437,7 @@ def declare(state, st: S.Random) -> list[LawDecl]:
         facts += where
         shown = [f"E = {_param_text(mean)}", f"Var = {_param_text(var)}"] + \
             [f"E[X^{k}] = {_param_text(m)}" for k, m in moments.items()] + [f.text for f in where] + \
-            ([f"X^2 = {'X' if surely == x else 1} on every outcome"] if surely is not None else [])
+            ([f"{nm.name}^2 = {nm.name if surely == x else 1}"] if surely is not None else [])  # on every outcome
         out.append(LawDecl(name, nm.name, declared, label, facts, d.span,
                            AssumptionInfo(label, "distribution", shown, ["distribution"], d.span), index))
     return out
