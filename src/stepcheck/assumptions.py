@@ -73,6 +73,7 @@ def _law_breaks_a_bound(state, facts):
     """An assumed almost-sure bound on a variable of a declared law that the law breaks with positive
     probability, whatever its names stand for (``R >= 0`` for a Rademacher R: R = -1 has probability 1/2;
     ``Z > 0`` for a Normal): a contradiction (judge/support.py finds the outcome)."""
+    from .distributions import lookup
     from .judge.support import surely_violated
     from .kernel import Contradiction
 
@@ -85,10 +86,8 @@ def _law_breaks_a_bound(state, facts):
                 continue  # a bound on a moment is a number, not a bound on each outcome
             where = surely_violated(state, _EVENT[f.rel](x))
             if where:
-                v = next(a for a in x.free_symbols if str(a) in state.laws or a in state.scope.random_symbols)
-                law = state.laws.get(str(v))
-                return Contradiction([lab] + ([law.label] if law is not None else []),
-                                     f"`{lab}` holds almost surely, but {where}")
+                laws = [d.label for a in x.atoms(sympy.Symbol, sympy.Indexed) if (d := lookup(state, a)) is not None]
+                return Contradiction(list(dict.fromkeys([lab] + laws)), f"`{lab}` holds almost surely, but {where}")
     return None
 
 
