@@ -1007,3 +1007,25 @@ def test_no_case_split_on_what_moves(text):
 def test_a_case_split_inside_a_sum_on_a_name_it_does_not_bind():
     text = "let n: positive integer\nlet x: real\nstep s: sum(i=1..n, max(x, 0) - max(-x, 0)) = n x\n"
     assert _last_status(text) == "holds"
+
+
+def test_polynomial_rings_kept_alive_are_bounded():
+    """Each fact system lives in a ring of its own (about 5 KiB with the monomial functions sympy generates):
+    the caches that hold ring elements keep at most RING_CACHE rings each, however many systems a long
+    file brings (a 1000-step file grew by 10 KiB per step when every basis kept its own ring)."""
+    import gc
+
+    from sympy.polys.rings import PolyRing
+
+    from stepcheck.kernel.reduce import RING_CACHE, clear_caches, reduce_modulo
+
+    clear_caches()
+    gc.collect()
+    before = sum(isinstance(o, PolyRing) for o in gc.get_objects())
+    xs = sp.symbols(f"u0:{4 * RING_CACHE + 40}")
+    for k, x in enumerate(xs):
+        assert reduce_modulo(x + 1, [x - k]) == k + 1  # the remainder is still right
+    gc.collect()
+    alive = sum(isinstance(o, PolyRing) for o in gc.get_objects()) - before
+    assert alive <= 3 * RING_CACHE  # _ring, and the bases and embeddings that hold its elements
+    clear_caches()

@@ -165,17 +165,22 @@ def _groebner(polys: list, gens: tuple, order):
         signal.signal(signal.SIGALRM, old)
 
 
-@lru_cache(maxsize=4096)
+#: caches whose values hold elements of a polynomial ring keep that ring alive (about 5 KiB each, with the
+#: monomial functions sympy generates for it): they are bounded more tightly than those of expressions
+RING_CACHE = 256
+
+
+@lru_cache(maxsize=RING_CACHE)
 def _basis(polys: tuple, gens: tuple) -> tuple:
     """The reduced Gröbner basis of ``polys`` over ``gens``: (its expressions, its elements of the ring)."""
     _guard(polys, gens)
     order = _monomial_order(gens)
     G = _groebner(list(polys), gens, order)
-    ring = PolyRing(gens, QQ, order)
+    ring = _ring(gens)
     return tuple(G.exprs), tuple(ring.from_dict(P.rep.to_dict(), QQ) for P in G.polys)
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=RING_CACHE)
 def _system(facts: frozenset):
     """The facts' polynomial system, built once per fact set: (generators in elimination order, the basis
     in the ring over them), or None when the facts are not polynomials over QQ."""
@@ -291,7 +296,7 @@ def _rational_terms(pn):
     return out
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=RING_CACHE)
 def _ring(gens: tuple) -> PolyRing:
     return PolyRing(gens, QQ, _monomial_order(gens))
 
@@ -309,7 +314,7 @@ def _embed(terms: dict, old: tuple, new: tuple) -> dict:
     return out
 
 
-@lru_cache(maxsize=2048)
+@lru_cache(maxsize=RING_CACHE)
 def _basis_in(facts: frozenset, gens: tuple) -> list:
     """The facts' basis as elements of the ring over ``gens`` (their generators and more)."""
     fgens, G = _system(facts)
