@@ -185,3 +185,70 @@ def test_no_moment_generating_function_with_a_random_coefficient():
     text = ("random Z ~ Normal(0, 1)\nrandom q_i ~ Bernoulli(1/2) for i in 1..2\nassume ind: independent(Z, q)\n"
             "step s: E[exp(Z max(q))] = exp(max(q)^2/2)\n")     # a random right side: max(q) is no constant
     assert check_text(text, "t.step").steps[0].links[0].status != "holds"
+
+
+ABS = MGF + "random U ~ Uniform(-1, 3)\nlet a: real\nrandom A ~ Uniform(a, 1)\n"
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("E[max(Z, 0)^2] = 1/2", "holds"),                        # He initialisation: E[relu(Z)^2] = σ²/2
+    ("E[max(G - m, 0)^2] = s^2/2", "unknown"),                # true, but a shifted law: not read here
+    ("E[abs(Z)] = sqrt(2/pi)", "holds"),
+    ("E[max(Z, 0)] = 1/sqrt(2 pi)", "holds"),
+    ("E[abs(Z)^3] = 2 sqrt(2/pi)", "holds"),
+    ("E[Z abs(Z)] = 0", "holds"),                             # odd: 0 for a centred Normal
+    ("E[Z^2 abs(Z)] = 2 sqrt(2/pi)", "holds"),
+    ("Var(max(Z, 0)) = 1/2 - 1/(2 pi)", "holds"),             # E|Z|^2 with E|Z| = sqrt(2/pi) put in
+    ("E[abs(U)] = 5/4", "holds"),                             # (1/4)(∫_0^3 x dx + ∫_-1^0 -x dx)
+    ("E[U abs(U)] = 13/6", "holds"),
+    ("E[max(U, 0)] = 9/8", "holds"),
+    ("E[max(Z, 0)^2] = 1", "fails"),
+    ("E[abs(Z)] = 1", "fails"),
+    ("E[max(Z, 0)] = 1/2", "fails"),
+    ("E[abs(U)] = 1", "fails"),
+    ("E[abs(G)] = s sqrt(2/pi)", "not holds"),                # false unless m = 0: no value for a law with a mean
+    ("E[abs(A)] = (1 + a^2)/(2 (1 - a))", "unknown"),         # true only for a <= 0: ends that are names: no value
+    ("E[sqrt(abs(Z))] = 1", "unknown"),                       # not an integer power of |Z|
+])
+def test_absolute_moments_of_a_centred_normal_and_of_a_uniform(claim, status):
+    rep = check_text(ABS + f"step s: {claim}\n", "t.step")
+    (lk,) = rep.steps[0].links
+    assert (lk.status != "holds") if status == "not holds" else (lk.status == status), (claim, lk.message)
+
+
+@pytest.mark.parametrize("law, j, k", [
+    (("Normal", (0, 1)), 0, 1), (("Normal", (0, 1)), 1, 1), (("Normal", (0, 3)), 0, 3), (("Normal", (0, 2)), 2, 2),
+    (("Normal", (0, 1)), 1, 4), (("Uniform", (-1, 3)), 0, 1), (("Uniform", (-2, -1)), 1, 2),
+    (("Uniform", (0, 5)), 3, 1), (("Uniform", ("-1/2", "1/3")), 2, 3),
+])
+def test_absolute_moments_agree_with_numerical_integration(law, j, k):
+    import mpmath
+    import sympy
+
+    from stepcheck.distributions import Dist
+
+    name, params = law
+    d = Dist(name, tuple(sympy.Rational(p) for p in params), "t")
+    got = float(d.abs_moment(j, k))
+    f = lambda x: x ** j * abs(x) ** k
+    if name == "Normal":
+        v = float(params[1])
+        want = mpmath.quad(lambda x: f(x) * mpmath.exp(-x * x / (2 * v)) / mpmath.sqrt(2 * mpmath.pi * v),
+                           [-mpmath.inf, 0, mpmath.inf])
+    else:
+        lo, hi = (float(sympy.Rational(p)) for p in params)
+        want = mpmath.quad(f, sorted({lo, hi} | ({0.0} if lo < 0 < hi else set()))) / (hi - lo)
+    assert got == pytest.approx(float(want), rel=1e-10, abs=1e-12)
+
+
+def test_no_absolute_moment_where_the_formula_does_not_apply():
+    import sympy
+
+    from stepcheck.distributions import Dist, abs_power
+
+    x, c = sympy.Symbol("x", real=True), sympy.Symbol("c", real=True)
+    assert Dist("Normal", (sympy.Integer(1), sympy.Integer(1)), "t").abs_moment(0, 1) is None   # a mean
+    assert Dist("Uniform", (c, sympy.Integer(1)), "t").abs_moment(0, 1) is None                # an end a name
+    assert abs_power(sympy.Abs(x) ** 3 * x, x) == (3, 1)  # sympy writes it x^3 |x|
+    for g in (sympy.sqrt(sympy.Abs(x)), sympy.Abs(x - 1), x ** 2, c * sympy.Abs(x), sympy.Abs(x) ** 65):
+        assert abs_power(g, x) is None, g

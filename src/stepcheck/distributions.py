@@ -148,6 +148,22 @@ class Dist:
                 return (sympy.exp(a * hi) - sympy.exp(a * lo)) / (a * (hi - lo))
         return None
 
+    def abs_moment(self, j: int, k: int):
+        """E[X^j |X|^k] exactly (integers j >= 0, k >= 1), or None: a Normal(0, σ²) gives 0 for an odd j, else
+        E|X|^m = σ^m 2^(m/2) Γ((m + 1)/2)/√π with m = j + k; a Uniform(α, β) with number ends the integral
+        of x^j |x|^k over [α, β] over β - α (split at 0)."""
+        m = j + k
+        if self.name == "Normal" and self.params[0].is_zero:
+            v = self.params[1]
+            return Integer(0) if j % 2 else v ** sympy.Rational(m, 2) * 2 ** sympy.Rational(m, 2) * \
+                sympy.gamma(sympy.Rational(m + 1, 2)) / sympy.sqrt(sympy.pi)
+        if self.name == "Uniform" and self.numeric_params():
+            lo, hi = self.params
+            part = lambda a, b: (b ** (m + 1) - a ** (m + 1)) / (m + 1)
+            up, down = part(sympy.Max(lo, 0), sympy.Max(hi, 0)), part(sympy.Min(lo, 0), sympy.Min(hi, 0))
+            return sympy.nsimplify(up + (-1) ** k * down) / (hi - lo) if hi > lo else None
+        return None
+
     def sure_points(self) -> list:
         """[(value, w, continuous)]: values the law gives positive probability (continuous: every
         neighbourhood of the value positive probability) for all of its admissible parameters where
@@ -503,6 +519,8 @@ def _finite_law_value(state, g):
     if dec is not None and dec.dist.continuous:  # E[exp(a X + b)]: the moment generating function
         got = exp_linear(g, x)
         value = dec.dist.exp_moment(got[0]) if got is not None else None
+        if got is None and (jk := abs_power(g, x)) is not None:  # E[X |X|], E|X|^3: absolute moments
+            return (dec, value) if (value := dec.dist.abs_moment(*jk)) is not None else (None, None)
         return (dec, sympy.exp(got[1]) * value) if value is not None else (None, None)
     sup = dec.dist.support() if dec is not None else None
     if sup is None or len(sup) > MAX_LAW_TERMS:
@@ -535,6 +553,22 @@ def exp_linear(g, x):
     if a.has(x) or b.has(x) or not (a.is_real and b.is_real):
         return None
     return a, b
+
+
+def abs_power(g, x):
+    """(j, k) where ``g`` is x^j |x|^k with integers j >= 0, k >= 1 (at most 64 in all), else None."""
+    j = k = 0
+    for f in sympy.Mul.make_args(g):
+        b, e = f.as_base_exp()
+        if not (e.is_Integer and e > 0):
+            return None
+        if b == x:
+            j += int(e)
+        elif isinstance(b, sympy.Abs) and b.args[0] == x:
+            k += int(e)
+        else:
+            return None
+    return (j, k) if k >= 1 and j + k <= 64 else None
 
 
 MAX_POWER = 10**4  # an integer power computed exactly at a support point (2^(2^40) would not fit in memory)

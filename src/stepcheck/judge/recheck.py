@@ -370,6 +370,8 @@ class Recheck:
         except sympy.PolynomialError:
             if len(atoms) != 1:
                 raise Unconfirmed("E of a function of several variables that is not a polynomial") from None
+            x = x.replace(lambda e: isinstance(e, (sympy.Max, sympy.Min)) and len(e.args) == 2,
+                          lambda e: e.rewrite(sympy.Abs))  # max(a, b) = (a + b + |a - b|)/2 for reals
             return self._expect_exp(x, atoms[0], dists[0])
         if poly.total_degree() > 12 or any(c.free_symbols for c in poly.coeffs()):
             raise Unconfirmed("a moment beyond the re-check's reach")
@@ -377,13 +379,20 @@ class Recheck:
 
     @staticmethod
     def _expect_exp(x, a, dist):
-        """E of a sum of terms c exp(k a + b) (numbers c, k, b) by the law's moment generating function."""
-        from ..distributions import exp_linear
+        """E of a sum of terms c exp(k a + b) (numbers c, k, b) by the law's moment generating function, and of
+        terms c a^j |a|^k by its absolute moments."""
+        from ..distributions import abs_power, exp_linear
 
         tot = sympy.Integer(0)
         for term in sympy.Add.make_args(sympy.expand(x)):
             c, rest = term.as_independent(a, as_Add=False)
-            got = exp_linear(rest, a)
+            got, jk = exp_linear(rest, a), abs_power(rest, a)
+            power = sympy.Integer(0) if rest == 1 else 1 if rest == a else rest.exp if rest.is_Pow and \
+                rest.base == a and rest.exp.is_Integer and rest.exp > 0 else None
+            value = dist.abs_moment(*jk) if jk is not None else dist.moment(int(power)) if power is not None else None
+            if value is not None and c.is_number and (jk is not None or power is not None and power <= 12):
+                tot += c * value
+                continue
             value = dist.exp_moment(got[0]) if got is not None and got[0].is_number and c.is_number else None
             if value is None:
                 raise Unconfirmed(f"E of a function of {a} that is not a polynomial")
