@@ -120,7 +120,7 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
         return j
     # not proved: a witness on the residual (re-checked on the link), then a finite model of the candidates
     search = WitnessSearch(prover.decls, prover.facts)
-    witness, dropped = None, None
+    witness, dropped, hint = None, None, {}
     for pr, labels in refuting:
         if pr.residual is not None:
             found = search.search(pr.residual, pr.case, labels, rel)
@@ -130,14 +130,14 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
             if witness is not None:
                 proof = pr
                 break
-            dropped = dropped or why
+            dropped, hint = dropped or why, hint or found[2]  # its values, tried first by the model search
     j = LinkJudgement(UNDECIDED, "not-proved", proof, message=proof.message, witness=witness,
                       uncited=[c for c in all_labels if c not in candidates] if has_by else [])
     for lab in unusable:
         j.search_notes.append(f"`{lab}` holds only where {', '.join(conditional[lab])}, and this link does not "
                               "have that condition: it is not used here")
     j.counterexample, note = cx.search_link_model(state, prover.decls, lhs, rhs, candidates, rel, seed_parts,
-                                                  deadline, defined)
+                                                  deadline, defined, hint)
     if j.counterexample is not None:
         j.verdict = Verdict(FAILS, WITNESS)
     elif witness is not None:

@@ -19,8 +19,6 @@ never ``fails``.
 """
 from __future__ import annotations
 
-import dataclasses
-
 import itertools
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -33,6 +31,7 @@ from ..terms.facts import EqFact, IndepFact, IneqFact, SurelyFact
 from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, as_expr
 from ..terms.printer import show
 from ..terms.probability import Prob
+from ..terms.definitions import with_definitions
 from .exact import sign
 
 MAX_OUTCOMES = 20_000  # joint outcomes enumerated for one expectation
@@ -607,26 +606,12 @@ def _grown(point: Point, rc: Recheck, decls):
 
 def _defined(point, decls, lhs, rhs, facts):
     """(lhs, rhs, facts) with each random variable the point leaves out (no outcome, no law) that an equation
-    defines (``Y = 2 R + 1``) replaced by its definition: the model extended by that variable, on which the
-    equation holds exactly (the other facts are then checked on the extended model)."""
+    defines (``Y = 2 R + 1``, ``u_i = 2 q_i + 3``) replaced by its definition: the model extended by that
+    variable, on which the equation holds exactly (the other facts are then checked on the extended model)."""
     given = {k for keys, _ in point.groups for k in keys}
-    for _ in range(4):
-        sub = {}
-        for fs in facts.values():
-            for f in fs:
-                if not isinstance(f, EqFact) or f.free or f.distinct:
-                    continue
-                for v, g in ((as_expr(f.lhs), as_expr(f.rhs)), (as_expr(f.rhs), as_expr(f.lhs))):
-                    if isinstance(v, Symbol) and v in decls.random_symbols and v not in given and v.name not in \
-                            (point.laws or {}) and not g.has(v) and not g.has(E, Var, Cov, SD) and v not in sub:
-                        sub[v] = g
-                        break
-        if not sub:
-            break
-        lhs, rhs = lhs.xreplace(sub), rhs.xreplace(sub)
-        facts = {lab: [dataclasses.replace(f, lhs=as_expr(f.lhs).xreplace(sub), rhs=as_expr(f.rhs).xreplace(sub))
-                       if isinstance(f, (EqFact, IneqFact)) else f for f in fs] for lab, fs in facts.items()}
-    return lhs, rhs, facts
+    taken = {k if not isinstance(k, tuple) else k[0] for k in given} | set(point.laws or {})
+    taken |= {s for s in decls.random_symbols if s.name in (point.laws or {})}
+    return with_definitions(lhs, rhs, facts, decls, frozenset(taken))
 
 
 def _confirms(point, decls, lhs, rhs, rel, facts, complete):

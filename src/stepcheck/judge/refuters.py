@@ -79,7 +79,7 @@ def _seed(*parts) -> int:
 # ------------------------------------------------------------------ failed links
 
 
-def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, deadline, defined=None):
+def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, deadline, defined=None, hint=None):
     """(model text or None, note or None): a finite model refuting a link that was not proved.
 
     The model satisfies every candidate fact (those cited, or all in scope)
@@ -88,7 +88,9 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
     (:func:`.recheck.confirms`) before it counts: a model that does not
     survive is dropped, with a note.  The note says why none was found or
     searched.  ``defined``: facts the model must also satisfy when it is re-evaluated (the link's side
-    conditions: a model where a side has no value refutes nothing).
+    conditions: a model where a side has no value refutes nothing).  ``hint``: values of deterministic names
+    where the residual is not 0 (a witness of the residual that could not be re-evaluated without a model of
+    the random variables): the search tries them first.
     """
     from ..models import find_counterexample
 
@@ -104,7 +106,7 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
         return None, "no counterexample searched: the time limit of the link was reached"
     try:
         w = find_counterexample(lhs, rhs, decls, {**state.facts_of(labels), **(defined or {})}, {}, seconds=seconds,
-                                seed=_seed(*seed_parts), fixed=fixed, rel=_rel(rel))
+                                seed=_seed(*seed_parts), fixed=fixed, rel=_rel(rel), prefer=hint)
     except Exception as e:  # noqa: BLE001 - the search never breaks a check
         return None, f"the counterexample search stopped: {type(e).__name__}: {e}"
     if w:

@@ -18,6 +18,7 @@ from fractions import Fraction
 import sympy
 from sympy import Indexed, Symbol
 
+from ..terms.definitions import with_definitions
 from ..terms.facts import Decls, EqFact, IndepFact
 from ..terms.objects import SD, Cov, E, Var
 from .evaluate import (
@@ -135,6 +136,24 @@ def _param_values(s):
     if s.is_nonnegative:
         return [Fraction(1), Fraction(0), Fraction(2)]
     return [Fraction(1), Fraction(2), Fraction(-1), Fraction(0), Fraction(1, 2)]
+
+
+def _preferred(params, prefer):
+    """The parameter values of ``prefer`` (rational numbers, in each parameter's declared sign; the others
+    at their first usual value), or None."""
+    out = []
+    for p in params:
+        v = prefer.get(p)
+        if v is None:
+            out.append(_param_values(p)[0])
+            continue
+        if not getattr(v, "is_Rational", False):
+            return None
+        f = Fraction(int(v.p), int(v.q))
+        if (p.is_positive and f <= 0) or (p.is_nonnegative and f < 0):
+            return None
+        out.append(f)
+    return tuple(out)
 
 
 def _dim_assignments(dims, exprs=(), decls: Decls | None = None):
@@ -392,17 +411,21 @@ def _flatten(facts: dict) -> list:
 
 def find_counterexample(lhs, rhs, decls: Decls, keep: dict, drop: dict | None = None, *, free=(),
                         seconds: float = 2.0, seed: int = 0, fixed: dict | None = None,
-                        claim: str = "the step claims", rel: str = "=") -> Witness | NotFound:
+                        claim: str = "the step claims", rel: str = "=", prefer=None) -> Witness | NotFound:
     """A finite model satisfying every fact in ``keep`` in which ``lhs REL rhs`` is false.
 
     ``free``: index symbols of the claim (the claim is for every value, so one
     value suffices).  ``drop``: facts left out (reported as violated when the
     model violates them).  ``fixed``: variable or family name -> marginal
-    (for finite declared distributions).  Deterministic for a given seed.
+    (for finite declared distributions).  ``prefer``: symbol -> value, the parameter and dimension values
+    tried first (where a residual is not 0).  Deterministic for a given seed.
     """
     drop = drop or {}
     deadline = time.monotonic() + seconds
     rng = random.Random(seed)
+    if not drop:  # u_i = 2 q_i + 3: a model of q, extended by u (chance would never draw that coupling)
+        taken = frozenset(fixed or ()) | {s for s in decls.random_symbols if s.name in (fixed or {})}
+        lhs, rhs, keep = with_definitions(lhs, rhs, keep, decls, taken)
     kept = _flatten(keep)
     dropped = _flatten(drop)
     free = _index_syms([lhs, rhs], decls, free)
@@ -414,6 +437,10 @@ def find_counterexample(lhs, rhs, decls: Decls, keep: dict, drop: dict | None = 
     notes = []
     dim_list = _dim_assignments(dims, exprs, decls)
     param_choices = list(itertools.islice(itertools.product(*[_param_values(p) for p in params]), 6)) or [()]
+    if prefer:
+        first = _preferred(params, prefer)
+        param_choices = ([first] if first is not None else []) + [c for c in param_choices if c != first]
+        dim_list.sort(key=lambda d: any(k in prefer and prefer[k] != v for k, v in d.items()))
     plan = [(d, dict(zip(params, pc))) for pc in param_choices for d in dim_list]
     per = max(seconds / max(len(plan), 1), 0.05)
     rounds = [False, True]  # structured candidates first, then random ones
