@@ -847,3 +847,22 @@ def test_a_refutation_on_the_cited_facts_says_other_facts_may_give_it():
     # every fact in scope cited: the step is false outright, and no such help
     lk = check_text("random X\nassume v: Var(X) = 1\nstep s: E[X^2] = 3   by v\n", "t.step").steps[-1].links[0]
     assert lk.status == "fails" and [d.help for d in lk.diagnostics if d.code == "E-fails"] == [None]
+
+
+@pytest.mark.parametrize("text, title, help_part", [
+    ("let x: real\nstep s: d/dx e^x = e^x\n", "unknown name `e`", "write `exp(x)` for e^x"),
+    ("let n: positive integer\nreal x_i for i in 1..n\nstep s: sum(i=1..n, x_i) = x_1 + x_n\n",
+     "unknown name `x_n`", "written `x_{n}` or `x[n]`"),
+    ("let w: real\nstep s: w = w_2\n", "unknown name `w_2`", "declare it with"),   # w is no family: as before
+    ("random X\nstep s: E[X] ≈ 1\n", "`≈` is not a chain relation", "is a `check`"),
+    ("random X\nstep s: E[X] != 1\n", "`!=` is not a chain relation", "as a `check` or an `assume`"),
+    ("random X\nstep s: E[X] = E[X] != 1\n", "`!=` is not a chain relation", "as a `check`"),  # was a crash
+    ("random Z ~ Normal(0, 1)\nstep s: P(Z > 0) = 1/2\n", "could not verify this step", "by `check`"),
+    ("let t: real\nstep s: limit(t / abs(t), t -> 0) = 1\n", "could not verify this step", "one-sided limit"),
+])
+def test_newcomers_get_help_that_fits_their_mistake(text, title, help_part):
+    rep = check_text(text, "t.step")
+    diags = rep.diagnostics + [d for s in rep.steps for lk in s.links for d in lk.diagnostics]
+    hit = [d for d in diags if d.title == title]
+    assert hit and help_part in (hit[0].help or ""), [(d.title, d.help) for d in diags]
+    assert all(s.status != "holds" for s in rep.steps)

@@ -106,3 +106,40 @@ def test_bounds_that_leave_a_value_are_not(text):
     d, statuses = _inconsistent(text)
     assert d is None, text
     assert statuses == ["holds"], text
+
+
+def test_a_check_for_contradictions_past_its_deadline_is_no_clean_bill(monkeypatch):
+    """A sub-check that meets the time limit gives up quietly; past the deadline, "no contradiction seen"
+    was taken as consistent, and a false claim held with exit 0 on a loaded machine (four unit variances
+    with pairwise covariances -2/5 at --timeout 3..7)."""
+    import time
+
+    import stepcheck.kernel.consistency as kc
+    from stepcheck.kernel import KernelLimit, Limits
+
+    def slow(*a, **k):
+        time.sleep(0.3)
+        return None  # what a sub-check that swallowed the limit returns
+
+    monkeypatch.setattr(kc, "_check_consistency", slow)
+    with pytest.raises(KernelLimit):
+        kc.check_consistency(None, {"a": []}, Limits(seconds=0.1))
+    monkeypatch.setattr(kc, "_check_consistency", lambda *a, **k: None)
+    assert kc.check_consistency(None, {"a": []}, Limits(seconds=5)) is None  # in time: consistent
+
+
+def test_a_step_resting_on_assumptions_whose_check_ran_out_of_time_is_not_verified(monkeypatch):
+    import stepcheck.assumptions as sa
+    from stepcheck.kernel import KernelLimit
+
+    def out_of_time(*a, **k):
+        raise KernelLimit("time limit of 5 s reached while checking the assumptions")
+
+    monkeypatch.setattr(sa, "check_consistency", out_of_time)
+    text = ("random X, Y\nassume v: Var(X) = 1\nassume c: Cov(X, Y) = 0\n"
+            "step s: Var(X + Y) = 1 + Var(Y)\nstep t: E[2 X] = 2 E[X]\n")
+    rep = check_text(text, "t.step")
+    assert [d.code for d in rep.diagnostics] == ["W-unchecked-assumptions"]
+    s, t = rep.steps
+    assert s.links[0].status == "unknown" and "ran out of time" in s.links[0].message
+    assert t.links[0].status == "holds"  # rests on no assumption: unaffected

@@ -38,8 +38,10 @@ def consistency(checker, new_label: str | None = None):
     try:  # through the link cache: the same statements give the same facts
         bad = consistent(checker, new_label, lambda: check_consistency(checker.prover.decls, facts, checker.limits,
                                                                        cache=state.consistency_cache))
-    except Exception as e:  # noqa: BLE001 - too large (links resting on them hit the same limit: unknown), or
+    except Exception as e:  # noqa: BLE001 - too large or out of time (links resting on them stay unknown), or
         # a shape the check does not handle: said, never taken as "consistent" in silence
+        if isinstance(e, KernelLimit):
+            state.unchecked |= set(facts) - {d.label for d in state.laws.values()}
         if any(d.code == "W-unchecked-assumptions" for d in checker.rep.diagnostics):
             return  # said once per file
         first = state.labels_span.get(new_label or list(facts)[-1])
@@ -49,7 +51,8 @@ def consistency(checker, new_label: str | None = None):
                   "steps are still checked, but a contradiction among these facts may go unseen"])
         checker.rep.diagnostics.append(Diagnostic(
             "warning", "the assumptions could not be checked for contradictions", first,
-            "too large" if isinstance(e, KernelLimit) else "not checked", notes=notes, code="W-unchecked-assumptions"))
+            "too large, or out of time" if isinstance(e, KernelLimit) else "not checked", notes=notes,
+            code="W-unchecked-assumptions"))
         return
     bad = bad or _law_breaks_a_bound(state, facts)
     if bad and not set(bad) <= state.contradiction:

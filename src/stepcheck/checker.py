@@ -535,8 +535,10 @@ class Checker:
     def check_link(self, lr: LinkResult, lk: S.Link, lhs, rhs, current: str):
         if lk.rel not in ("=", "<", "<=", ">", ">="):
             lr.message = f"the relation `{lk.rel}` cannot be a step of a chain (use `=`, `<`, `<=`, `>`, `>=`)"
+            help_ = ("an estimate is a `check` (`check NAME: E[...] ≈ VALUE`) or a `simulate`" if lk.rel == "≈" else
+                     "write `x != y` as a `check` or an `assume`")
             lr.diagnostics.append(Diagnostic("error", f"`{lk.rel}` is not a chain relation", lk.span,
-                                             "not checked", code="E-relation"))
+                                             "not checked", code="E-relation", help=help_))
             return
         cited, cited_rules, bad = self.resolve_refs(lk, current)
         if bad:
@@ -554,8 +556,10 @@ class Checker:
         """Fill the link's result and diagnostics from the judge's judgement."""
         settle(lr, j.verdict)
         proof = j.proof
-        if j.outcome == "contradiction":
+        if j.outcome in ("contradiction", "unchecked-assumptions"):
             lr.message = j.message
+            if j.outcome == "unchecked-assumptions":
+                fill_uses(self.state, lr, proof)
             return
         if j.outcome == "cites-too-little":
             lr.missing = j.missing
@@ -636,8 +640,18 @@ class Checker:
             notes.append("not proved is not the same as false")
             lr.diagnostics.append(Diagnostic(
                 "error", "could not verify this step", lk.claim_span(), "not proved", notes=notes,
-                help=None if lk.has_by else "cite the facts it needs with `by`, or split it into smaller steps",
-                code="E-unknown"))
+                help=_unknown_help(lk, proof, j.message), code="E-unknown"))
+
+
+def _unknown_help(lk, proof, message) -> str | None:
+    """What a newcomer can do about a link that stays unknown."""
+    from .terms.probability import Prob
+
+    if proof.residual is not None and proof.residual.has(Prob):
+        return "a probability is computed from the declared laws by `check` (`check NAME: P(...) = VALUE`)"
+    if message and "limit does not exist" in message:
+        return "the limit has no value there: a one-sided limit (`t -> 0+`) may be what is meant"
+    return None if lk.has_by else "cite the facts it needs with `by`, or split it into smaller steps"
 
 
 ONE_LINE_BY = "this link has no `by`: the one at the end of the line cites for the last link"

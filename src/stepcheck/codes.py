@@ -346,9 +346,10 @@ _TABLE = (
     Code(
         "W-unchecked-assumptions", "warning", "assumptions", "the assumptions could not be checked for contradictions",
         "Before any step, stepcheck checks that the assumptions can all hold at once. Their equations form a "
-        "polynomial system; when it is too large to solve in bounded time (many unknowns, high degrees), the "
-        "check is skipped and this warning says so. A step that needs these facts meets the same limit and "
-        "stays unknown, so nothing is proved from facts that were not checked. If the check stops on an internal "
+        "polynomial system; when it is too large to solve in bounded time (many unknowns, high degrees), or the "
+        "check runs out of the time of one link (`--timeout`), it is cut short and this warning says so. A step "
+        "whose proof uses these facts stays unknown, so nothing is proved from facts that were not checked. If "
+        "the check stops on an internal "
         "error (a bug: please report it), the warning says so too; the steps are still checked, but a "
         "contradiction among those facts may go unseen.",
         "Split the assumptions into smaller groups, or state lower-degree facts (a moment of a sum rather than "

@@ -168,6 +168,11 @@ class Elaborator(DomainConditions):
         cands = self.scope.all_names() | {k for fr in self.bound for k in fr}
         guess = closest(n, cands)
         hint = f"did you mean `{guess}`?" if guess else "declare it with `let`, `random` or `real`"
+        head, _, tail = n.rpartition("_")
+        if n == "e":
+            hint = "Euler's number is `exp(1)`: write `exp(x)` for e^x (or declare `e` with `let`)"
+        elif head in self.scope.families and (tail in self.scope.symbols or self.lookup_bound(tail) is not None):
+            hint = f"member `{tail}` of the family `{head}` is written `{head}_{{{tail}}}` or `{head}[{tail}]`"
         raise error(f"unknown name `{n}`", node.span, "not declared", help=hint, code="E-unknown-name")
 
     def apply_family(self, name: str, indices: list, span: Span):

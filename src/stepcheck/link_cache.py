@@ -162,6 +162,7 @@ def link_key(ck, lr, lk, lhs, rhs, cited) -> str:
         "link": [src, lk.span.col, lr.index, lr.lhs, lr.rhs, lr.cited, lk.rel, lk.has_by],
         "sides": [sympy.srepr(lhs), sympy.srepr(rhs)], "defs": sorted(ck._link_defs),
         "labels": labels, "steps": steps, "contradiction": sorted(state.contradiction),
+        "unchecked": sorted(state.unchecked),
     }
     text = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     order: dict = {}

@@ -34,6 +34,7 @@ class FileState:
     step_conditions: dict = field(default_factory=dict)
     laws: dict = field(default_factory=dict)  # variable or family name -> distributions.Declared
     contradiction: set = field(default_factory=set)  # labels of contradictory assumptions
+    unchecked: set = field(default_factory=set)  # labels whose check for contradictions ran out of time
     implicit_index: set = field(default_factory=set)  # indices declared by `for i in 1..n`
     entry_indices: dict = field(default_factory=dict)  # (name, hi) -> the index a matrix link is checked at
     verified: list = field(default_factory=list)  # steps that hold, in order (candidates for later links)

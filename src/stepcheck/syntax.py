@@ -395,6 +395,8 @@ def compose_relations(rels) -> str:
     """The relation a chain of links states between its first and last expression (`?` when mixed)."""
     if any(r == "≈" for r in rels):
         return "≈"
+    if len(set(rels)) == 1 and rels[0] in ("!=", "≠"):  # not a chain relation (E-relation), shown as written
+        return rels[0]
     strict = any(r in ("<", ">") for r in rels)
     if all(r == "=" for r in rels):
         return "="

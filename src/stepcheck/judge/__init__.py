@@ -78,7 +78,7 @@ def settle_step(step) -> None:
     """A step's status, from its links' verdicts.  A chain that goes both ways (``a >= b <= c``) states
     nothing about its two ends: its links are checked, but the step is never verified (E-mixed-chain)."""
     step.status = combine(lk.status for lk in step.links)
-    if step.kind == "step" and step.rel == "?":
+    if step.kind == "step" and step.rel in ("?", "!=", "≠"):
         if step.status == HOLDS:
             step.status = UNKNOWN
         _mixed_chain(step)
@@ -89,6 +89,8 @@ def _mixed_chain(step) -> None:
 
     ups = [k for k, lk in enumerate(step.links) if lk.rel in ("<", "<=", "≤")]
     downs = [k for k, lk in enumerate(step.links) if lk.rel in (">", ">=", "≥")]
+    if not (ups and downs):  # no composite relation for another reason (`!=`, `≈`: E-relation says so)
+        return
     turn = step.links[max(min(ups), min(downs))]  # the first link that goes against an earlier one
     if any(d.code == "E-mixed-chain" for d in turn.diagnostics):
         return

@@ -103,6 +103,10 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
                 j.verdict = UNDECIDED
             return j
         refuting.append((proof_all, wider))
+    if proof.holds and state.unchecked & set(proof.used):
+        return LinkJudgement(UNDECIDED, "unchecked-assumptions", proof, message=(
+            "rests on " + ", ".join(f"`{u}`" for u in sorted(state.unchecked & set(proof.used))) + ", whose check "
+            "for contradictions ran out of time (a contradiction would prove anything): raise `--timeout`"))
     if proof.holds:
         shaky = [u for u in proof.used if u in state.steps and state.steps[u].status != HOLDS]
         if shaky:

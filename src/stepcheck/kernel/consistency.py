@@ -239,8 +239,13 @@ def check_consistency(decls: Decls, facts: dict, limits: Limits | None = None,
     Gröbner basis being computed is interrupted and KernelLimit is raised.
     """
     limits = limits or Limits()
-    with bounded_by(Deadline(limits.seconds)):
+    deadline = Deadline(limits.seconds)
+    with bounded_by(deadline):
         found = _check_consistency(decls, facts, limits, cache)
+    if found is None and deadline.remaining() <= 0:
+        # a sub-check that met the time limit gives up quietly (a quantity it could not normalise): past
+        # the deadline, "no contradiction seen" may be a check cut short, never a clean bill
+        raise KernelLimit(f"time limit of {limits.seconds:g} s reached while checking the assumptions")
     return _with_rules(found, decls, facts) if found else found
 
 
