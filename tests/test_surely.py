@@ -77,3 +77,52 @@ def test_a_variable_an_equation_defines_is_part_of_the_witness(claim, status):
     text = "random R ~ Rademacher\nrandom Y\nassume a: Y = 2 R + 1\n" + f"step s: {claim}\n"
     (lk,) = check_text(text, "t.step").steps[0].links
     assert lk.status == status, (claim, lk.message)
+
+
+def _inconsistent(text):
+    rep = check_text(text, "t.step")
+    return [d for d in rep.diagnostics if d.code == "E-inconsistent"], [lk.status for s in rep.steps for lk in s.links]
+
+
+@pytest.mark.parametrize("text", [
+    # a second rule about the same variable: only the first was applied, and 2 = 3 held
+    "random X, Y\nassume a: Y = 2 X\nassume b: Y = 3 X\nassume c: E[X^2] = 1\nstep s: 2 E[X^2] = 3 E[X^2]\n",
+    # the power-1 rule hid the power-2 one: 1 = 4 held
+    "random X, Y\nassume a: X = 2 Y\nassume b: X^2 = 1\nassume c: E[Y^2] = 1\nstep s: E[X^2] = 4 E[Y^2]\n",
+    # equations that are no rule: E[g] = 0 and E[g^2] = 0 for g = 0 on every outcome
+    "random X, Y\nassume a: X + Y = 1\nassume c: E[X] = 2, E[Y] = 2\nstep s: E[X] + E[Y] = 4\n",
+    "random Z\nassume d: 4 Z^2 = 1\nassume e: E[Z^2] = 1\nstep s: E[4 Z^2] = 4\n",
+    # every member of an independent family equal to one X: X is constant, yet Var(q_2) = 1 (0 = 1 held)
+    "let n: positive integer\nrandom X\nrandom q_i for i in 1..n\nassume i: independent(q)\nassume b: q_i = X\n"
+    "assume c: Var(q_2) = 1\nstep s: Cov(q_1, q_2) = Var(X)\n",
+])
+def test_equations_between_random_variables_the_facts_cannot_meet(text):
+    found, statuses = _inconsistent(text)
+    assert found and "holds" not in statuses, (text, statuses)
+
+
+@pytest.mark.parametrize("text", [
+    "random X, Y\nassume a: Y = 2 X\nassume b: Y = 2 X\nassume c: E[X^2] = 1\nstep s: E[Y^2] = 4\n",
+    "random X, Y\nassume a: X = 2 Y\nassume b: X^2 = 1\nassume c: E[Y^2] = 1/4\nstep s: E[X^2] = 1\n",
+    "random X, Y\nassume a: X + Y = 1\nassume c: E[X] = 1/2, E[Y] = 1/2\nstep s: E[X + Y] = 1\n",
+    "random Z\nassume d: 4 Z^2 = 1\nassume e: E[Z^2] = 1/4\nstep s: E[4 Z^2] = 1\n",
+    # one member only (n may be 1, no literal second member): q_1 = X is no contradiction
+    "let n: positive integer\nrandom X\nrandom q_i for i in 1..n\nassume i: independent(q)\nassume b: q_i = X\n"
+    "assume c: Var(q_1) = 1\nstep s: Var(q_1) = Var(X)\n",
+    # a constant for every member: independent and equal is fine
+    "let n: positive integer\nlet c: real\nrandom q_i for i in 1..n\nassume i: independent(q)\nassume b: q_i = c\n"
+    "step s: E[q_1] = c\n",
+])
+def test_equations_between_random_variables_the_facts_meet(text):
+    found, statuses = _inconsistent(text)
+    assert not found and statuses == ["holds"], (text, [d.notes for d in found], statuses)
+
+
+def test_a_rule_whose_replacement_names_a_member_of_its_own_family_is_no_rule():
+    """``q_i = q_1`` rewrote q_1 to q_1 forever (RecursionError, reported as 'nested too deeply')."""
+    text = ("let n: positive integer\nlet i: index 1..n\nrandom q_i for i in 1..n\nassume a: q_i = q_1\n"
+            "step s: E[q_2^2] = E[q_1^2]\n")
+    rep = check_text(text, "t.step")
+    (lk,) = rep.steps[0].links
+    assert lk.status == "unknown" and "nested too deeply" not in (lk.message or "")
+    assert not rep.diagnostics

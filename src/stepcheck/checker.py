@@ -29,6 +29,7 @@ from .matrices import Mat, MatrixDecl, entrywise
 from .kernel import LinkProver
 from .kernel.rules import RULES
 from .link_cache import judged
+from .link_notes import _MARGIN, _search_note, _show_expr, _unknown_help
 from .options import Options
 from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult
 from .state import FileState
@@ -643,32 +644,5 @@ class Checker:
                 help=_unknown_help(lk, proof, j.message), code="E-unknown"))
 
 
-def _unknown_help(lk, proof, message) -> str | None:
-    """What a newcomer can do about a link that stays unknown."""
-    from .terms.probability import Prob
-
-    if proof.residual is not None and proof.residual.has(Prob):
-        return "a probability is computed from the declared laws by `check` (`check NAME: P(...) = VALUE`)"
-    if message and "limit does not exist" in message:
-        return "the limit has no value there: a one-sided limit (`t -> 0+`) may be what is meant"
-    return None if lk.has_by else "cite the facts it needs with `by`, or split it into smaller steps"
-
-
 ONE_LINE_BY = "this link has no `by`: the one at the end of the line cites for the last link"
 ONE_LINE_HELP = "put each link on its own line, with its own `by`"
-
-
-def _search_note(text: str) -> Diagnostic:
-    return Diagnostic("note", text, None, code="N-no-counterexample")
-
-
-#: what the residual of an inequality is: its margin, which must be positive (or nonnegative)
-_MARGIN = {"<": "right side − left side (must be > 0)", "<=": "right side − left side (must be ≥ 0)",
-           ">": "left side − right side (must be > 0)", ">=": "left side − right side (must be ≥ 0)"}
-
-
-def _show_expr(x, lk: S.Link | None = None, declared=()) -> str:
-    """Kernel text; bound indices take the index names written in ``lk`` where free, never a ``declared`` one."""
-    from .terms.printer import show
-
-    return show(x, [n.var.name for n in S.walk(lk) if isinstance(n, S.BigOp)] if lk is not None else (), declared)

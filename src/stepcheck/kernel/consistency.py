@@ -35,11 +35,11 @@ from ..terms.printer import show
 from .normal import Normalizer, _expand
 from .reduce import Inconsistent, basis_of, bounded_by, reduce_modulo
 from .surely import surely_rules
+from .gram import MAX_PAIRS_OF, _form, _gram_violated, _value, _written_gram
 from .contradictions import (Contradiction, _bounds_against_equations, _independence_used, _minimal, _moment_ranges,
                              _pointwise_sign, _signed_consequence, _unit)
 
 MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
-MAX_PAIRS_OF = 10
 
 
 def _quantities(nz: Normalizer, exprs) -> list:
@@ -76,18 +76,6 @@ def _inequalities(quantities):
         yield parts[0] * parts[1] - parts[2] ** 2, "Cauchy-Schwarz: E[g h]^2 <= E[g^2] E[h^2]", parts
 
 
-def _form(nz: Normalizer, q, forms: dict):
-    """``q`` normalised, memoised in ``forms``; KernelLimit passes."""
-    if q not in forms:
-        forms[q] = nz.expr(q)
-    return forms[q]
-
-
-def _value(nz: Normalizer, q, polys, forms: dict):
-    """``q`` normalised (memoised in ``forms``) and reduced modulo the facts ``polys``; KernelLimit passes."""
-    return reduce_modulo(_form(nz, q, forms), polys)
-
-
 def _violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
     """The first moment inequality the facts ``polys`` violate, in words; ``forms`` memoises normal forms.
 
@@ -109,47 +97,6 @@ def _violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
     return None
 
 
-def _gram_violated(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
-    """Three or more quantities whose covariances (or second moments E[g h]) the facts fix as real numbers:
-    that matrix must be positive semidefinite, since ``Var(Σ a_k g_k) = Σ a_j a_k Cov(g_j, g_k) >= 0`` for
-    every vector a (and ``E[(Σ a_k g_k)^2] >= 0``).  Pairs are Cauchy--Schwarz (``_inequalities``); three
-    variables with pairwise covariances -9/10 pass it, yet Var(X + Y + Z) would be -12/5.  Every principal
-    submatrix of a positive semidefinite matrix is one too, so the largest sets of quantities whose entries
-    are all fixed are checked, whatever the other quantities' entries are."""
-    qs = quantities[:MAX_PAIRS_OF]
-    if len(qs) < 3:
-        return None
-    for what, entry in (("covariance", Cov), ("second-moment", lambda g, h: E(g * h))):
-        fixed: dict = {}
-
-        def value(j, k):
-            try:
-                r = _value(nz, entry(qs[j], qs[k]), polys, forms)
-            except KernelLimit:
-                return False
-            if r.is_number and r.is_extended_real:
-                fixed[(j, k)] = fixed[(k, j)] = r
-            return True
-
-        if not all(value(k, k) for k in range(len(qs))):
-            return None
-        known = [k for k in range(len(qs)) if (k, k) in fixed]
-        if not all(value(j, k) for j, k in itertools.combinations(known, 2)):
-            return None
-        checked: list = []
-        for size in range(len(known), 2, -1):
-            for sub in itertools.combinations(known, size):
-                if any(set(sub) <= c for c in checked) or \
-                        not all((j, k) in fixed for j, k in itertools.combinations(sub, 2)):
-                    continue
-                checked.append(set(sub))
-                if sympy.Matrix([[fixed[(j, k)] for k in sub] for j in sub]).is_positive_semidefinite is False:
-                    names = ", ".join(show(qs[k]) for k in sub)
-                    return (f"the {what} matrix of {names} is not positive semidefinite, so some combination of "
-                            f"them would have a negative {'variance' if what == 'covariance' else 'second moment'}")
-    return None
-
-
 def _contradicted(nz: Normalizer, quantities, polys, forms: dict) -> str | None:
     """Why the facts ``polys`` violate an inequality every distribution satisfies (None: none seen)."""
     return _violated(nz, quantities, polys, forms) or _gram_violated(nz, quantities, polys, forms)
@@ -159,7 +106,7 @@ MAX_INSTANCES = 48  # instances of quantified facts at literal indices, per chec
 SMALL_RANGE = 6  # a quantified fact over a fixed range of at most this many indices is taken at each of them
 
 
-def _constant_by_independence(nz, decls, indep, limits) -> list:
+def _constant_by_independence(nz, decls, indep, limits, members: dict) -> list:
     """(label, Var(v) normalised) for each rule v = g (``Y = X``) of the equations between random variables
     whose v the independence facts make uncorrelated with g (Cov(v, g) normalises to 0 without the rule):
     then Var(v) = Cov(v, v) = Cov(v, g) = 0, so v is constant (``independent(X, Y)`` with ``Y = X``)."""
@@ -168,13 +115,54 @@ def _constant_by_independence(nz, decls, indep, limits) -> list:
     plain = Normalizer(decls, indep, (), frozenset(), limits)
     out = []
     for v, k, repl, free, label in nz.surely:
-        if k != 1 or free or not any(decls.is_rv(a) for a in repl.atoms(sympy.Symbol, sympy.Indexed)):
+        if k != 1 or not any(decls.is_rv(a) for a in repl.atoms(sympy.Symbol, sympy.Indexed)):
             continue
         try:
-            if plain.expr(Cov(v, repl)) == 0:
+            if free:  # q_i = X for every i, q independent: two members q_a, q_b are X and independent
+                pair = _two_members(v, decls, members)
+                if pair and not repl.has(*free) and plain.expr(Cov(*pair)) == 0:
+                    out.append((label, nz.expr(Var(repl))))
+            elif plain.expr(Cov(v, repl)) == 0:
                 out.append((label, nz.expr(Var(v))))
         except KernelLimit:
             continue
+    return out
+
+
+def _two_members(v, decls, members: dict):
+    """Two distinct members of v's family (``q_i``) known to exist: the first of its declared range when that
+    range is surely not empty (the second when it surely holds two), and the literal indices the facts use
+    on it (q_2 presumes 2 in range)."""
+    rng = decls.family_ranges.get(v.base.label.name)
+    known = set(members.get(v.base, ()))
+    if rng is not None:
+        lo, hi = (sympy.sympify(x) for x in rng)
+        known |= {lo + k for k in (0, 1) if lo.is_Integer and (hi - lo - k).is_nonnegative}
+    lits = sorted(known)
+    return (v.base[lits[0]], v.base[lits[1]]) if len(lits) >= 2 else None
+
+
+def _surely_moments(nz, decls, labelled, cache: dict, ikey) -> list:
+    """(label, normal form) of E[g] and E[g^2] for each equation g = 0 between random variables: both are 0
+    where g is 0 on every outcome.  Read with the rules (the equations applied inside E), a second rule about
+    the same variable (``Y = 3 X`` beside ``Y = 2 X``) or one that is no rule (``X + Y = 1``, ``4 Z^2 = 1``)
+    becomes a moment fact the other facts must meet."""
+    out = []
+    for lab, f in labelled:
+        if not isinstance(f, EqFact) or not _nonempty(f, decls):
+            continue
+        g = as_expr(f.lhs) - as_expr(f.rhs)
+        if g.has(E, Var, Cov, SD, DSum) or not any(decls.is_rv(a) for a in g.atoms(sympy.Symbol, sympy.Indexed)):
+            continue
+        for q in (E(g), E(g ** 2)):
+            key = ("surely", f, q, ikey)
+            if key not in cache:
+                try:
+                    cache[key] = nz.expr(q)
+                except KernelLimit:
+                    cache[key] = 0
+            if cache[key] != 0:
+                out.append((lab, cache[key]))
     return out
 
 
@@ -308,13 +296,24 @@ def _check_consistency(decls: Decls, facts: dict, limits: Limits, cache: dict | 
                 cache[key] = p
             polys.append(p)
             owners.append(lab)
-    for lab, p in _constant_by_independence(nz, decls, indep, limits):
+    for lab, p in _surely_moments(nz, decls, [(lab, f) for lab in labels for f in facts[lab]], cache, ikey):
+        polys.append(p)
+        owners.append(lab)
+    members: dict = {}  # family base -> the literal indices the facts put on it
+    for x in [x for _, x in exprs]:
+        for ix in x.atoms(sympy.Indexed):
+            if len(ix.indices) == 1 and ix.indices[0].is_Integer:
+                members.setdefault(ix.base, set()).add(ix.indices[0])
+    for lab, p in _constant_by_independence(nz, decls, indep, limits, members):
         polys.append(p)
         owners.append(lab)
     for lab, p, written in _literal_instances(nz, decls, [(lab, f) for lab in labels for f in facts[lab]], cache, ikey):
         polys.append(p)
         owners.append(lab)
         exprs.append((lab, written))  # its members are quantities of the moment inequalities too
+    written = _written_gram(exprs)
+    if written is not None:
+        return Contradiction(*written)
     try:
         basis_of(polys)
     except Inconsistent:

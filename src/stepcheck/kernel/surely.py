@@ -51,6 +51,8 @@ def surely_rules(eqs, decls) -> tuple:
                 continue  # a quantified rule names every member by its free indices, over the family's range
             if not isinstance(v, Indexed) and f.free:
                 continue
+            if isinstance(v, Indexed) and any(a.base == v.base and a != v for a in other.atoms(Indexed)):
+                continue  # q_i = q_1: q_1 is a member q_i names too, rewritten to itself forever
             deg = sympy.degree(other, v) if other.is_polynomial(v) else None
             uses = {_node(u) for u in _random_atoms(other, decls)} - {_node(v)}
             if deg is None or deg >= k or (_node(v), k) in edges or _reaches(edges, uses, _node(v)):
