@@ -126,3 +126,40 @@ def test_a_rule_whose_replacement_names_a_member_of_its_own_family_is_no_rule():
     (lk,) = rep.steps[0].links
     assert lk.status == "unknown" and "nested too deeply" not in (lk.message or "")
     assert not rep.diagnostics
+
+
+@pytest.mark.parametrize("text", [
+    # an assumption presupposes its expressions have a real value (found by a hostile round: each held)
+    "random Y\nrandom R ~ Rademacher\nassume a: Y = sqrt(R)\nstep s: E[Y^2] = 0\n",          # R = -1
+    "random Y\nrandom Z ~ Normal(0, 1)\nassume a: Y = log(Z)\nstep s: E[exp(Y)] = 0\n",     # Z <= 0
+    "random X, Y\nassume a: Y = sqrt(X)\nassume b: E[X] = -1\nstep s: E[Y^2] = -1\n",      # X >= 0 a.s.
+    "let c: real\nrandom Y\nrandom R ~ Rademacher\nassume a: Y = sqrt(c) R\nassume b: c = -1\nstep s: E[Y^2] = -1\n",
+    "let c: real\nrandom Y\nrandom R ~ Rademacher\nassume a: Y = (R + 1)/c\nassume b: c = 0\nstep s: E[c Y] = 1\n",
+    # a polynomial equation in one variable of a declared law: the law breaks it
+    "random Z ~ Normal(0, 1)\nassume a: Z^3 = 3 Z\nstep s: E[Z^6] = 9\n",
+    "random U ~ Uniform(-1, 1)\nassume a: U^3 = 3/5 U\nstep s: E[U^6] = 3/25\n",
+    "random D ~ DiscreteUniform(1, 3)\nassume a: D^3 = 3 D^2 + D - 4\nstep s: E[D^3] = 3 E[D^2] + E[D] - 4\n",
+])
+def test_assumptions_that_presuppose_what_their_laws_or_facts_deny(text):
+    found, statuses = _inconsistent(text)
+    assert found and "holds" not in statuses, (text, statuses)
+
+
+@pytest.mark.parametrize("text", [
+    "random Y\nrandom B ~ Bernoulli(1/2)\nassume a: Y = sqrt(B)\nstep s: E[Y^2] = 1/2\n",   # B >= 0: fine
+    "random Y, X\nassume a: Y = sqrt(X)\nassume b: E[X] = 1\nstep s: E[Y^2] = 1\n",
+    "let c: real\nrandom Y\nrandom R ~ Rademacher\nassume a: Y = (R + 1)/c\nassume b: c = 2\nstep s: E[Y] = 1/2\n",
+    "random D ~ DiscreteUniform(1, 3)\nassume a: (D - 1) (D - 2) (D - 3) = 0\nstep s: E[D] = 2\n",  # on the support
+    "random R ~ Rademacher\nassume a: R^4 = 1\nstep s: E[R^4] = 1\n",
+    "random X\nassume a: X^3 = 3 X\nassume b: E[X^2] = 3\nstep s: E[X^4] = 9\n",               # no law: X = ±√3
+])
+def test_assumptions_whose_presuppositions_their_laws_and_facts_allow(text):
+    found, statuses = _inconsistent(text)
+    assert not found and statuses == ["holds"], (text, [d.notes for d in found], statuses)
+
+
+def test_every_contradiction_among_the_assumptions_is_reported():
+    text = ("let c: real\nrandom X\nassume a: sqrt(c)^2 = -1\nassume b: E[sqrt(X)^2] = -1\n"
+            "step s: sqrt(c)^2 < 0   by a\nstep t: E[sqrt(X)^2] < 0   by b\n")
+    found, statuses = _inconsistent(text)
+    assert len(found) == 2 and statuses == ["unknown", "unknown"]  # t held "where X >= 0": b denies it

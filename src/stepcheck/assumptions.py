@@ -14,6 +14,7 @@ from .errors import Diagnostic, error
 from .kernel import KernelLimit, check_consistency
 from .terms.facts import EqFact, IndepFact, IneqFact
 from .terms.objects import SD, Cov, E, Var
+from .terms.printer import show
 
 
 def consistency(checker, new_label: str | None = None):
@@ -54,7 +55,25 @@ def consistency(checker, new_label: str | None = None):
             "too large, or out of time" if isinstance(e, KernelLimit) else "not checked", notes=notes,
             code="W-unchecked-assumptions"))
         return
-    bad = bad or _law_breaks_a_bound(state, facts)
+    bad = bad or _law_breaks_a_bound(state, facts) or _law_breaks_an_equation(state, facts)
+    _report(checker, bad)
+    for _ in range(3):  # another contradiction among the facts the first one leaves out (each is reported)
+        rest = {lab: fs for lab, fs in facts.items() if lab not in state.contradiction}
+        if not bad or len(rest) == len(facts) or not rest:
+            return
+        try:
+            bad = check_consistency(checker.prover.decls, rest, checker.limits, cache=state.consistency_cache)
+        except Exception as e:  # noqa: BLE001 - the first contradiction is reported; the rest is unchecked
+            if isinstance(e, KernelLimit):
+                state.unchecked |= set(rest) - {d.label for d in state.laws.values()}
+            return
+        bad = bad or _law_breaks_a_bound(state, rest) or _law_breaks_an_equation(state, rest)
+        _report(checker, bad)
+        facts = rest
+
+
+def _report(checker, bad) -> None:
+    state = checker.state
     if bad and not set(bad) <= state.contradiction:
         state.contradiction |= set(bad)
         first = state.labels_span.get(bad[0])
@@ -91,6 +110,39 @@ def _law_breaks_a_bound(state, facts):
             if where:
                 laws = [d.label for a in x.atoms(sympy.Symbol, sympy.Indexed) if (d := lookup(state, a)) is not None]
                 return Contradiction(list(dict.fromkeys([lab] + laws)), f"`{lab}` holds almost surely, but {where}")
+    return None
+
+
+def _law_breaks_an_equation(state, facts):
+    """An equation p(X) = 0 on every outcome, p a polynomial with number coefficients in one variable X of a
+    declared law: a continuous law puts probability 0 on p's finitely many roots (``Z^3 = 3 Z`` for a
+    Normal), and a finite law with number parameters breaks it at a support point where p is not 0
+    (``D^3 = 3 D^2 + D - 4`` for D ~ DiscreteUniform(1, 3)).  The kernel reads such an equation as a rule
+    and the law's moments as facts: together they proved E[Z^6] = 9 (it is 15)."""
+    from .distributions import lookup
+    from .kernel import Contradiction
+
+    for lab, fs in facts.items():
+        for f in fs:
+            if not isinstance(f, EqFact) or f.free or f.distinct:
+                continue
+            x = sympy.expand(f.lhs - f.rhs)
+            rvs = [a for a in x.atoms(sympy.Symbol, sympy.Indexed) if lookup(state, a) is not None]
+            if len(rvs) != 1 or x.has(E, Var, SD, Cov) or x.free_symbols - set(rvs) or not x.is_polynomial(rvs[0]):
+                continue
+            v, law = rvs[0], lookup(state, rvs[0])
+            p = sympy.Poly(x, v)
+            if p.degree() < 1 or lab == law.label:
+                continue
+            if law.dist.continuous:
+                return Contradiction([lab, law.label], f"`{lab}` holds on every outcome, but {show(x)} = 0 only at "
+                                     f"finitely many values of {show(v)}, which `{law.label}` gives probability 0")
+            for value, prob in (law.dist.support() or []) if law.dist.numeric_params() else []:
+                at = x.xreplace({v: value})
+                if prob != 0 and at != 0:
+                    return Contradiction([lab, law.label], f"`{lab}` holds on every outcome, but at {show(v)} = "
+                                         f"{show(value)} (probability {show(prob)} under `{law.label}`) "
+                                         f"{show(x)} = {show(at)}")
     return None
 
 

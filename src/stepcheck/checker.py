@@ -15,7 +15,7 @@ import time
 from collections import ChainMap
 
 import sympy
-from sympy import IndexedBase, KroneckerDelta, Symbol
+from sympy import IndexedBase, Integer, KroneckerDelta, Symbol
 
 from . import syntax as S
 from .assumptions import fact_kind, inequality_kind
@@ -34,6 +34,7 @@ from .options import Options
 from .results import FAILS, HOLDS, UNKNOWN, AssumptionInfo, FileReport, LinkResult, StepResult
 from .state import FileState
 from .terms.facts import Deadline, Decls, EqFact, IneqFact, Limits
+from .terms.printer import show
 
 MAX_STEPS = 2000
 REL_TEXT = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥", "!=": "≠", "≈": "≈"}
@@ -362,6 +363,10 @@ class Checker:
             kfacts.append(kf)
             texts.append(self.src(f.span))
             kinds.append(fact_kind(kf))
+        # an assumption presupposes that what it writes has a real value: sqrt(R) that R >= 0 on every outcome,
+        # 1/c that c != 0; implied facts of the same label, so the check for contradictions reads them too
+        for x, rel in [c for c in el.conditions if c[1] != DEFINED] + el.random_needs:
+            kfacts.append(IneqFact(label, x, Integer(0), rel, free=self._free(x), text=f"{show(x)} {rel} 0 (implied)"))
         state.facts[label] = kfacts
         state.fact_kinds[label] = kinds[0] if len(set(kinds)) == 1 else " + ".join(dict.fromkeys(kinds))
         state.labels_span[label] = st.label.span

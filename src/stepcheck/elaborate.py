@@ -92,6 +92,7 @@ class Elaborator(DomainConditions):
         #: where the expressions read so far are defined: (expr, rel) with rel "!=", ">" or ">=" (against 0),
         #: e.g. (y - 2, "!=") for a division by y - 2 (see :meth:`need`)
         self.conditions: list[tuple] = []
+        self.random_needs: list[tuple] = []  # (expr, rel) of the guards on random quantities, as written
         self.watched: dict = {}  # the variable of a limit or an extremum being read -> the conditions on it
         self.bound_ranges: dict = {}  # summation index (a Dummy) -> (lo, hi, span of the sum)
 

@@ -136,7 +136,7 @@ def _two_members(v, decls, members: dict):
     rng = decls.family_ranges.get(v.base.label.name)
     known = set(members.get(v.base, ()))
     if rng is not None:
-        lo, hi = (sympy.sympify(x) for x in rng)
+        lo, hi = (sympy.Integer(x) if isinstance(x, int) else x for x in rng)
         known |= {lo + k for k in (0, 1) if lo.is_Integer and (hi - lo - k).is_nonnegative}
     lits = sorted(known)
     return (v.base[lits[0]], v.base[lits[1]]) if len(lits) >= 2 else None

@@ -186,10 +186,11 @@ def _moment_ranges(decls, polys, owners):
 
 def _bounds_against_equations(nz, facts, labels, polys, owners):
     """An assumed inequality whose two sides the equations make differ by a number that breaks it: the law
-    of ``D ~ DiscreteUniform(a, b)`` needs ``b ≥ a``, and ``E[D] = a - 1`` makes b - a = -2."""
+    of ``D ~ DiscreteUniform(a, b)`` needs ``b ≥ a``, and ``E[D] = a - 1`` makes b - a = -2; ``Y = (R + 1)/c``
+    needs ``c ≠ 0``, and ``c = 0`` makes it 0."""
     for lab in labels:
         for f in facts[lab]:
-            if not isinstance(f, IneqFact) or f.free or f.distinct or f.rel not in ("<", "<=", ">", ">="):
+            if not isinstance(f, IneqFact) or f.free or f.distinct or f.rel not in ("<", "<=", ">", ">=", "!="):
                 continue
 
             def broken(keep, f=f):
@@ -200,7 +201,7 @@ def _bounds_against_equations(nz, facts, labels, polys, owners):
                     return None
                 if not (d.is_number and d.is_extended_real):
                     return None
-                ok = {"<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0}[f.rel]
+                ok = {"<": d < 0, "<=": d <= 0, ">": d > 0, ">=": d >= 0, "!=": sympy.Ne(d, 0)}[f.rel]
                 return d if ok == sympy.false else None
 
             d = broken(set(owners))

@@ -93,7 +93,7 @@ def _written_gram(exprs) -> tuple | None:
     link has; checked on it alone, the contradiction went unseen on a loaded machine)."""
     qs: list = []
     fixed: dict = {}
-    owners: set = set()
+    owners: list = []
     for lab, x in exprs:
         moments = [t for t in sympy.Add.make_args(x) if t.has(Cov, Var)]
         if len(moments) != 1:
@@ -112,7 +112,8 @@ def _written_gram(exprs) -> tuple | None:
         if fixed.setdefault((ij[0], ij[1]), value) != value:
             return None  # two values for one entry: the equations say so (no common solution)
         fixed[(ij[1], ij[0])] = value
-        owners.add(lab)
+        if lab not in owners:
+            owners.append(lab)
     known = [k for k in range(len(qs)) if (k, k) in fixed]
     why = _not_psd(qs, known, fixed, "covariance") if len(known) >= 2 and len(qs) <= 2 * MAX_PAIRS_OF else None
-    return (sorted(owners), why) if why else None
+    return (owners, why) if why else None
