@@ -252,3 +252,25 @@ def test_no_absolute_moment_where_the_formula_does_not_apply():
     assert abs_power(sympy.Abs(x) ** 3 * x, x) == (3, 1)  # sympy writes it x^3 |x|
     for g in (sympy.sqrt(sympy.Abs(x)), sympy.Abs(x - 1), x ** 2, c * sympy.Abs(x), sympy.Abs(x) ** 65):
         assert abs_power(g, x) is None, g
+
+
+FAMILY_LAW = """let d: positive integer
+let i: index 1..d
+let s: positive real
+random q_i, k_i ~ Normal(0, s) for i in 1..d
+assume ind: independent(q, k)
+"""
+
+
+@pytest.mark.parametrize("claim, status", [
+    # a member of a family with a declared law the witness's model leaves out is realised independently
+    # (it was "k_1 is not in the model": a wrong constant of the article's own claim stayed unknown)
+    ("E[(sum(i=1..d, q_i k_i))^4] = 3 d^2 s^4", "fails"),     # 3 d^2 s^4 + 6 d s^4
+    ("Var(sum(i=1..d, q_i k_i)) = d s", "fails"),
+    ("E[q_1 k_1] = s", "fails"),
+    ("E[(sum(i=1..d, q_i k_i))^4] = 3 d^2 s^4 + 6 d s^4", "holds"),
+    ("Var(sum(i=1..d, q_i k_i)) = d s^2", "holds"),
+])
+def test_wrong_constants_on_families_of_a_declared_law_fail(claim, status):
+    (lk,) = check_text(FAMILY_LAW + f"step s: {claim}\n", "t.step").steps[0].links
+    assert lk.status == status, (claim, lk.message)

@@ -109,7 +109,9 @@ def _law_breaks_a_bound(state, facts):
             where = surely_violated(state, _EVENT[f.rel](x))
             if where:
                 laws = [d.label for a in x.atoms(sympy.Symbol, sympy.Indexed) if (d := lookup(state, a)) is not None]
-                return Contradiction(list(dict.fromkeys([lab] + laws)), f"`{lab}` holds almost surely, but {where}")
+                said = f"`{lab}` needs {f.text}" if "to have a real value" in (f.text or "") else \
+                    f"`{lab}` holds almost surely"
+                return Contradiction(list(dict.fromkeys([lab] + laws)), f"{said}, but {where}")
     return None
 
 

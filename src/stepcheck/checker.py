@@ -366,7 +366,7 @@ class Checker:
         # an assumption presupposes that what it writes has a real value: sqrt(R) that R >= 0 on every outcome,
         # 1/c that c != 0; implied facts of the same label, so the check for contradictions reads them too
         for x, rel in [c for c in el.conditions if c[1] != DEFINED] + el.random_needs:
-            kfacts.append(IneqFact(label, x, Integer(0), rel, free=self._free(x), text=f"{show(x)} {rel} 0 (implied)"))
+            kfacts.append(IneqFact(label, x, Integer(0), rel, free=self._free(x), text=f"{show(x)} {REL_TEXT.get(rel, rel)} 0 for what `{label}` writes to have a real value"))
         state.facts[label] = kfacts
         state.fact_kinds[label] = kinds[0] if len(set(kinds)) == 1 else " + ".join(dict.fromkeys(kinds))
         state.labels_span[label] = st.label.span

@@ -187,9 +187,9 @@ class Recheck:
                 if lo.is_Integer and hi.is_Integer and not int(lo) <= i <= int(hi):
                     raise Unconfirmed(f"{name}_{i} is outside the range {lo}..{hi} of {name}")
             if name in self.rfams:
-                if (name, i) not in self._where:
+                if (name, i) not in self._where and name not in (self.p.laws or {}):
                     raise Unconfirmed(f"{name}_{i} is not in the model")
-                return x.base[Integer(i)]
+                return x.base[Integer(i)]  # (of a declared law the model leaves out: realised independently)
             if (name, i) in self.p.indexed:
                 return self.p.indexed[(name, i)]
             if self.p.pattern is not None:
