@@ -274,3 +274,18 @@ assume ind: independent(q, k)
 def test_wrong_constants_on_families_of_a_declared_law_fail(claim, status):
     (lk,) = check_text(FAMILY_LAW + f"step s: {claim}\n", "t.step").steps[0].links
     assert lk.status == status, (claim, lk.message)
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("E[max(G, 0)^2] = 1/2", "holds"),          # He initialisation, in a check (was unknown: not a polynomial)
+    ("E[max(G, 0)] = 1/sqrt(2 pi)", "holds"),
+    ("E[abs(V) + 1] = 9/4", "holds"),
+    ("E[max(G, 0)^2] = 1", "fails"),
+    ("E[abs(H)] = sqrt(2/pi)", "unknown"),      # a Normal with a mean: no closed form here
+    ("E[sqrt(abs(G))] = 1", "unknown"),
+])
+def test_absolute_moments_in_a_check(claim, status):
+    text = ("random G ~ Normal(0, 1)\nrandom V ~ Uniform(-1, 3)\nrandom H ~ Normal(1, 1)\n"
+            f"check c: {claim}\n")
+    (lk,) = check_text(text, "t.step").steps[0].links
+    assert lk.status == status, (claim, lk.message)

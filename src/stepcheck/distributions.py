@@ -33,6 +33,7 @@ from sympy import Integer, Rational
 
 from . import syntax as S
 from .errors import error
+from .law_means import abs_power, exp_linear
 
 MAX_SUPPORT = 10_000  # points in one variable's finite support
 FACT_MOMENTS = 4  # raw moments given to the kernel
@@ -539,36 +540,6 @@ def _finite_law_value(state, g):
             return None, None
         total += p * t
     return dec, sympy.expand(total)
-
-
-def exp_linear(g, x):
-    """(a, b) where ``g`` is exp(a x + b) with a and b real and free of x (a ≠ 0 not required), else None."""
-    if not isinstance(g, sympy.exp):
-        return None
-    u = sympy.expand(g.args[0])
-    if not u.is_polynomial(x) or sympy.degree(u, x) != 1:
-        return None
-    a = u.coeff(x)
-    b = sympy.expand(u - a * x)
-    if a.has(x) or b.has(x) or not (a.is_real and b.is_real):
-        return None
-    return a, b
-
-
-def abs_power(g, x):
-    """(j, k) where ``g`` is x^j |x|^k with integers j >= 0, k >= 1 (at most 64 in all), else None."""
-    j = k = 0
-    for f in sympy.Mul.make_args(g):
-        b, e = f.as_base_exp()
-        if not (e.is_Integer and e > 0):
-            return None
-        if b == x:
-            j += int(e)
-        elif isinstance(b, sympy.Abs) and b.args[0] == x:
-            k += int(e)
-        else:
-            return None
-    return (j, k) if k >= 1 and j + k <= 64 else None
 
 
 MAX_POWER = 10**4  # an integer power computed exactly at a support point (2^(2^40) would not fit in memory)

@@ -33,7 +33,8 @@ import sympy
 from sympy import Integer, Rational
 
 from . import syntax as S
-from .distributions import exp_linear, lookup
+from .distributions import lookup
+from .law_means import mean_by_law
 from .elaborate import DEFINED, Elaborator
 from .errors import Diagnostic, Span, error
 from .compare import Comparison, decide, huge, written_tolerance
@@ -279,10 +280,12 @@ class Values:
         try:
             poly = sympy.Poly(y, *vs)
         except sympy.PolynomialError:
-            got = _exp_terms(y, vs, laws)  # c exp(a X + b): the moment generating function
+            y = y.replace(lambda e: isinstance(e, (sympy.Max, sympy.Min)) and len(e.args) == 2,
+                          lambda e: e.rewrite(sympy.Abs))  # max(a, b) = (a + b + |a - b|)/2
+            got = mean_by_law(y, vs, laws)  # c exp(a X + b): the moment generating function; c X^j |X|^k
             if got is not None:
                 return got
-            raise NumericUnknown(f"E[{y}] is not a polynomial in {', '.join(map(str, vs))}; only polynomials "
+            raise NumericUnknown(f"E[{show(y)}] is not a polynomial in {', '.join(map(show, vs))}; only polynomials "
                                  "of continuous variables, and exp(a X + b), have closed forms here") from None
         terms = poly.terms()
         if len(terms) > MAX_MONOMIALS:
@@ -454,21 +457,6 @@ def check_defined(state, conditions, node, limit=None):
                                "positive probability (a square root of a negative value, a logarithm of a value "
                                "≤ 0, a division by 0)"] + ([f"for instance, {where}"] if where else []),
                         code="E-undefined")
-
-
-def _exp_terms(y, vs, laws):
-    """E[y] for y a sum of terms c exp(a X + b), one variable X each (c, a, b free of the variables), by the
-    law's moment generating function; None otherwise."""
-    tot = Integer(0)
-    for term in sympy.Add.make_args(sympy.expand(y)):
-        coeff, rest = term.as_independent(*vs, as_Add=False)
-        inside = [v for v in vs if rest.has(v)]
-        got = exp_linear(rest, inside[0]) if len(inside) == 1 else None
-        value = laws[vs.index(inside[0])].exp_moment(got[0]) if got is not None else None
-        if value is None:
-            return None
-        tot += coeff * sympy.exp(got[1]) * value
-    return tot
 
 
 def _one_member(state, g):

@@ -380,7 +380,7 @@ class Recheck:
     def _expect_exp(x, a, dist):
         """E of a sum of terms c exp(k a + b) (numbers c, k, b) by the law's moment generating function, and of
         terms c a^j |a|^k by its absolute moments."""
-        from ..distributions import abs_power, exp_linear
+        from ..law_means import abs_power, exp_linear
 
         tot = sympy.Integer(0)
         for term in sympy.Add.make_args(sympy.expand(x)):
