@@ -105,7 +105,7 @@ class DomainConditions:
             g = self._guard(x, rel)
             if g is not None and (g, DEFINED) not in self.conditions:
                 self.conditions.append((g, DEFINED))
-            if not x.free_symbols & bound and (x, rel) not in getattr(self, "random_needs", [(x, rel)]):
+            if not x.free_symbols & bound and (x, rel) not in self.random_needs:
                 self.random_needs.append((x, rel))
             return
         if (x, rel) not in self.conditions:

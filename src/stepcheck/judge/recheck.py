@@ -378,25 +378,14 @@ class Recheck:
 
     @staticmethod
     def _expect_exp(x, a, dist):
-        """E of a sum of terms c exp(k a + b) (numbers c, k, b) by the law's moment generating function, and of
-        terms c a^j |a|^k by its absolute moments."""
-        from ..law_means import abs_power, exp_linear
+        """E of a sum of terms c h(a) (numbers c) by the law's closed forms (``law_means.mean_by_law``):
+        exp(k a + b) by its moment generating function, a^j |a|^k by its absolute moments, a^j by its moments."""
+        from ..law_means import mean_by_law
 
-        tot = sympy.Integer(0)
-        for term in sympy.Add.make_args(sympy.expand(x)):
-            c, rest = term.as_independent(a, as_Add=False)
-            got, jk = exp_linear(rest, a), abs_power(rest, a)
-            power = sympy.Integer(0) if rest == 1 else 1 if rest == a else rest.exp if rest.is_Pow and \
-                rest.base == a and rest.exp.is_Integer and rest.exp > 0 else None
-            value = dist.abs_moment(*jk) if jk is not None else dist.moment(int(power)) if power is not None else None
-            if value is not None and c.is_number and (jk is not None or power is not None and power <= 12):
-                tot += c * value
-                continue
-            value = dist.exp_moment(got[0]) if got is not None and got[0].is_number and c.is_number else None
-            if value is None:
-                raise Unconfirmed(f"E of a function of {a} that is not a polynomial")
-            tot += c * sympy.exp(got[1]) * value
-        return tot
+        value = mean_by_law(x, [a], [dist])
+        if value is None or not value.is_number:
+            raise Unconfirmed(f"E of a function of {a} that is not a polynomial")
+        return value
 
     def _moments(self, x):
         """``x`` with every moment in it replaced by its value (innermost first; a moment is a constant)."""
