@@ -276,14 +276,17 @@ _TABLE = (
         "so it has no value. Or it has no real value anywhere: a square root of a negative number, the "
         "logarithm of a number ≤ 0 (`sqrt(-4) sqrt(-9)`, which sympy computes as −6 through complex numbers; "
         "`sqrt(-c)` for a declared positive `c`); in a `check`, such a value with positive probability "
-        "(`E[sqrt(W)^2]` for `W ~ Uniform(-1, 1)`). Or `max`/`min` is taken over an interval where the "
+        "(`E[sqrt(W)^2]` for `W ~ Uniform(-1, 1)`). Or a mean, a variance or a covariance is infinite "
+        "under a declared law, so it has no value (`E[1/U]` for `U ~ Uniform(0, 1)`, `E[exp(Z^2)]` for a "
+        "standard Normal; see language.md, Means that do not exist). Or `max`/`min` is taken over an interval where the "
         "expression is not defined everywhere (`max(log(x), x in [-3, 1])`), or a limit is taken where the "
         "expression has no value near the point (`limit(log(t), t -> -1)`). Or an operation makes a limit "
         "disappear before its value is known "
         "(`0 * limit(t, t -> oo)`, `L - L` for a defined limit `L`): if the limit is infinite, ∞·0 and ∞ − ∞ "
         "have no value, although sympy would write 0.",
         "Correct the expression. If the denominator is zero only for some values, declare what keeps it away "
-        "from zero (`let c: positive real`) or state it as an assumption. Take an extremum over an interval "
+        "from zero (`let c: positive real`) or state it as an assumption. Write a mean only of a quantity whose "
+        "mean is finite. Take an extremum over an interval "
         "where the expression is defined. For a limit, prove its value in a "
         "step of its own and compute with that value.",
         example="let x: real\nstep s: x / 0 = 0\n",

@@ -222,6 +222,31 @@ class DomainConditions:
         fam = self.scope.families.get(str(a.base.label))
         return bool(fam and fam.random)
 
+    def finite_moments(self, f: str, args, node):
+        """E-undefined where a mean the call needs is certainly infinite (:mod:`~stepcheck.integrability`):
+        E[g] needs E|g| < ∞; Var(g) and SD(g) need E[g^2] < ∞; Cov(a, b) needs E|a|, E|b| and E|a b| < ∞."""
+        from .integrability import infinite_moment
+
+        needs = [(args[0], 2 if f in ("Var", "SD") else 1)]
+        if f == "Cov":
+            needs = [(args[0], 1), (args[1], 1), (args[0] * args[1], 1)]
+        for body, p in needs:
+            randoms = {a for a in body.atoms(Symbol, sympy.Indexed)
+                       if a in self.scope.random_symbols or (isinstance(a, sympy.Indexed) and self._random_family(a))}
+            why = infinite_moment(body, p, randoms, self._law_of)
+            if why is not None:
+                what = {"E": "mean", "Var": "variance", "SD": "standard deviation", "Cov": "covariance"}[f]
+                moment = f"E[|{show(body)}|{'^2' if p == 2 else ''}]"
+                raise error(f"this {what} does not exist", node.span, f"{moment} is infinite",
+                            notes=[f"{show(body)}: {why}, so {moment} = ∞",
+                                   "linearity and every other rule presuppose finite means: with an infinite "
+                                   "mean, E[g] - E[g] is ∞ - ∞, not 0"],
+                            help="write the derivation for a quantity whose mean is finite (bounded away from "
+                                 "the pole, or for a law that keeps it finite)", code="E-undefined")
+
+    def _law_of(self, a):
+        return self.scope.laws.get(str(a.base.label) if isinstance(a, sympy.Indexed) else str(a))
+
     def need_law(self, name: str):
         """The conditions under which the law declared for ``name`` exists (Uniform(a, b): a < b)."""
         for x, rel in self.scope.law_conditions[name]:

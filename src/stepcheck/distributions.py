@@ -485,6 +485,7 @@ def record(state, st: S.Random, rep) -> None:
         if law.index is not None:
             state.scope.index_ranges[law.index[0]] = law.index[1]
         state.laws[law.name] = law.declared
+        state.scope.laws[law.name] = law.declared.dist
         conditions = law.declared.dist.conditions()
         if conditions:
             state.scope.law_conditions[law.name] = conditions

@@ -74,6 +74,7 @@ class Scope:
     #: Bernoulli(p) needs 0 <= p <= 1; a link about the variable holds only there
     law_conditions: dict = field(default_factory=dict)
     matrices: dict = field(default_factory=dict)  # name -> matrices.MatrixDecl
+    laws: dict = field(default_factory=dict)  # random variable or family name -> its declared distributions.Dist
 
     def all_names(self):
         names = set(self.symbols) | set(self.defines) | set(self.matrices)
@@ -338,6 +339,8 @@ class Elaborator(DomainConditions):
         if f == "P":
             return self.probability(node)
         args = [self.expr(a) for a in node.args]
+        if f in ("E", "Var", "SD", "Cov"):
+            self.finite_moments(f, args, node)
         if f == "E":
             return E(args[0])
         if f == "Var":
