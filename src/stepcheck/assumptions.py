@@ -43,6 +43,7 @@ def consistency(checker, new_label: str | None = None):
         # a shape the check does not handle: said, never taken as "consistent" in silence
         if isinstance(e, KernelLimit):
             state.unchecked |= set(facts) - {d.label for d in state.laws.values()}
+        _report(checker, _by_laws(state, facts))  # what the declared laws alone show is said even so
         if any(d.code == "W-unchecked-assumptions" for d in checker.rep.diagnostics):
             return  # said once per file
         first = state.labels_span.get(new_label or list(facts)[-1])
@@ -55,7 +56,7 @@ def consistency(checker, new_label: str | None = None):
             "too large, or out of time" if isinstance(e, KernelLimit) else "not checked", notes=notes,
             code="W-unchecked-assumptions"))
         return
-    bad = bad or _law_breaks_a_bound(state, facts) or _law_breaks_an_equation(state, facts)
+    bad = bad or _by_laws(state, facts)
     _report(checker, bad)
     for _ in range(3):  # another contradiction among the facts the first one leaves out (each is reported)
         rest = {lab: fs for lab, fs in facts.items() if lab not in state.contradiction}
@@ -67,7 +68,7 @@ def consistency(checker, new_label: str | None = None):
             if isinstance(e, KernelLimit):
                 state.unchecked |= set(rest) - {d.label for d in state.laws.values()}
             return
-        bad = bad or _law_breaks_a_bound(state, rest) or _law_breaks_an_equation(state, rest)
+        bad = bad or _by_laws(state, rest)
         _report(checker, bad)
         facts = rest
 
@@ -84,6 +85,11 @@ def _report(checker, bad) -> None:
                    "from contradictory facts every claim would follow; no step is counted as verified from them"],
             help="fix the values (a variance cannot be negative; one quantity cannot have two values)",
             code="E-inconsistent"))
+
+
+def _by_laws(state, facts):
+    """A contradiction between the facts and the declared laws that needs no polynomial system, or None."""
+    return _law_breaks_a_bound(state, facts) or _law_breaks_an_equation(state, facts) or _laws_disagree(state, facts)
 
 
 _EVENT = {">": lambda x: sympy.StrictGreaterThan(x, 0), ">=": lambda x: sympy.GreaterThan(x, 0),
@@ -145,6 +151,49 @@ def _law_breaks_an_equation(state, facts):
                     return Contradiction([lab, law.label], f"`{lab}` holds on every outcome, but at {show(v)} = "
                                          f"{show(value)} (probability {show(prob)} under `{law.label}`) "
                                          f"{show(x)} = {show(at)}")
+    return None
+
+
+MAX_LAW_MOMENT = 6  # moments compared by _laws_disagree
+
+
+def _laws_disagree(state, facts):
+    """An equation ``W = f(Z)`` on every outcome between two variables of declared laws with number
+    parameters, linear in W (a number coefficient) and a polynomial in Z with number coefficients: W and
+    f(Z) then have one distribution, so E[W^k] = E[f(Z)^k] for every k; a k ≤ 6 where the two laws give
+    different numbers is a contradiction (``W = (Z^3 - 3 Z)/sqrt(6)`` for two standard Normals: E[W^4] = 3,
+    E[f(Z)^4] = 93).  Sound for any pair: both sides are polynomials of laws with every moment finite."""
+    from .distributions import lookup
+    from .kernel import Contradiction
+
+    for lab, fs in facts.items():
+        for f in fs:
+            if not isinstance(f, EqFact) or f.free or f.distinct:
+                continue
+            x = sympy.expand(f.lhs - f.rhs)
+            rvs = sorted((a for a in x.atoms(sympy.Symbol, sympy.Indexed) if lookup(state, a) is not None), key=str)
+            if len(rvs) != 2 or x.has(E, Var, SD, Cov) or x.free_symbols - set(rvs) or not x.is_polynomial(*rvs):
+                continue
+            if any(not lookup(state, v).dist.numeric_params() for v in rvs):
+                continue
+            for w, z in (rvs, rvs[::-1]):
+                c = x.coeff(w)
+                g = sympy.expand(-(x - c * w) / c) if c.is_number and c != 0 else None
+                if g is None or g.has(w) or sympy.degree(x, w) != 1:
+                    continue
+                lw, lz = lookup(state, w), lookup(state, z)
+                poly = sympy.Poly(g, z)
+                for k in range(1, MAX_LAW_MOMENT + 1):
+                    pk = poly ** k
+                    of_f = sum((cf * lz.dist.moment(m[0]) for m, cf in pk.terms()), sympy.Integer(0))
+                    d = sympy.expand(lw.dist.moment(k) - of_f)
+                    if d.is_number and d.is_zero is False:
+                        return Contradiction([lab, lw.label, lz.label],
+                                             f"`{lab}` makes {show(w)} = {show(g)} on every outcome, so both have one "
+                                             f"distribution, but E[{show(w ** k)}] = {show(lw.dist.moment(k))} under "
+                                             f"`{lw.label}` and E[({show(g)})^{k}] = {show(sympy.expand(of_f))} under "
+                                             f"`{lz.label}`")
+                break
     return None
 
 

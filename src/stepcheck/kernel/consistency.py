@@ -15,7 +15,9 @@ of contradiction are seen:
   numbers must be positive semidefinite;
 * **bounds** by numbers on one symbol that leave it no value (``x > 1`` and
   ``x < 0``; ``c < 0`` for a declared positive c), and for a random symbol
-  (bounded almost surely) a mean the equations fix outside its bounds; a
+  (bounded almost surely) a mean the equations fix outside its bounds, or
+  second moments its bounds forbid (``0 ≤ X ≤ 1`` with ``E[X^2] = 2``;
+  ``X ≥ 0`` with ``E[X] = 0`` and ``Var(X) = 1``: ``_spread``); a
   bound on a moment also meets the inequalities above where the equations
   fix their other side as a number (``Cov(X, Y) > 2`` with unit variances).
 
@@ -37,7 +39,7 @@ from .reduce import Inconsistent, basis_of, bounded_by, reduce_modulo
 from .surely import surely_rules
 from .gram import MAX_PAIRS_OF, _form, _gram_violated, _value, _written_gram
 from .contradictions import (Contradiction, _bounds_against_equations, _independence_used, _minimal, _moment_ranges,
-                             _pointwise_sign, _signed_consequence, _unit)
+                             _pointwise_sign, _signed_consequence, _spread, _unit)
 
 MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
 
@@ -506,6 +508,9 @@ def _bounds_contradicted(nz, decls, facts, labels, polys, owners):
             culprit = _minimal([b[0] for b in bs] + owners, mean_outside)
             return Contradiction(culprit, f"a random variable bounded almost surely has its mean within the same "
                                           f"bounds, but these assumptions put E[{show(s)}] outside them")
+        found = _spread(nz, s, bs, polys, owners)
+        if found is not None:
+            return found
     return None
 
 

@@ -10,6 +10,8 @@ variable's function takes on every outcome (``E[tanh(X)] = 2``).
 """
 from __future__ import annotations
 
+import itertools
+
 import sympy
 
 from ..terms.facts import EqFact, IndepFact, IneqFact, KernelLimit
@@ -291,4 +293,78 @@ def _pointwise_sign(nz, facts, labels, polys, owners):
                         needed = others
                     return Contradiction([lab] + needed, f"`{lab}` gives {show(d)} {_REL_TEXT[rel]} 0, but that is the "
                                                          f"mean of {show(g)}, which is {side} on every outcome")
+    return None
+
+
+def _spread(nz, s, bs, polys, owners):
+    """Second moments a random variable's almost-sure bounds forbid (bounded: every moment is finite):
+
+    * between ``lo`` and ``hi``, ``(s - lo)(hi - s) ≥ 0`` on every outcome, so its mean
+      ``-E[s^2] + (lo + hi) E[s] - lo hi`` is ≥ 0; reduced by the equations to a polynomial in E[s] alone
+      (which lies in [lo, hi]), it is negative for every such mean when it is at both ends and at every
+      turning point between them (``0 ≤ X ≤ 1`` with ``E[X^2] = 2``; ``2 ≤ Y ≤ 4`` with ``Var(Y) = 2``:
+      Bhatia-Davis, Var(Y) ≤ (hi - lo)^2/4);
+    * at its mean, a one-sided bound makes ``s`` equal to it on every outcome (``X ≥ 0`` with
+      ``E[X] = 0``), so ``E[(s - b)^2] = 0``: a number other than 0 is a contradiction (``Var(X) = 1``).
+
+    ``bs``: [(label, bound, relation)]; only the assumed ones (labels) count.  A Contradiction or None."""
+    lows = [(lab, b) for lab, b, rel in bs if isinstance(lab, str) and rel in (">", ">=") and b.is_number and b.is_real]
+    highs = [(lab, b) for lab, b, rel in bs if isinstance(lab, str) and rel in ("<", "<=") and b.is_number and b.is_real]
+
+    def value(x, keep):
+        try:
+            return reduce_modulo(nz.expr(x), [p for p, o in zip(polys, owners) if o in keep])
+        except (Inconsistent, KernelLimit):
+            return None
+
+    def negative_everywhere(lo, hi, keep) -> bool:
+        g, m = value(E((s - lo) * (hi - s)), keep), nz.expr(E(s))
+        if g is None:
+            return False
+        kept = [p for p, o in zip(polys, owners) if o in keep]
+        for a in sorted((a for a in g.atoms(E) if a != m), key=sympy.default_sort_key):
+            # another moment (E[s^2]) solved from an equation in it and E[s] alone (Var(Y) = 2)
+            for p in kept:
+                c = p.coeff(a)
+                rest = p - c * a
+                if c.is_number and c != 0 and not rest.has(a) and rest.atoms(E) <= {m}:
+                    g = sympy.expand(g.xreplace({a: -rest / c}))
+                    break
+        ends = [g]
+        if g.has(m):  # its largest value over E[s] in [lo, hi]: at an end or where its derivative is 0
+            if not isinstance(m, E) or not g.is_polynomial(m) or sympy.degree(g, m) > 4 \
+                    or (g.free_symbols - m.free_symbols) or g.has(*[a for a in g.atoms(E) if a != m]):
+                return False
+            t = sympy.Dummy("t")
+            h = g.xreplace({m: t})
+            turns = [r for r in sympy.real_roots(sympy.Poly(sympy.diff(h, t), t)) if lo <= r <= hi] \
+                if sympy.degree(h, t) > 1 else []
+            ends = [sympy.expand(h.xreplace({t: a})) for a in [lo, hi] + turns]
+        return all(e.is_number and e.is_extended_negative for e in ends)
+
+    everything = set(owners)
+    for (l1, lo), (l2, hi) in itertools.product(lows, highs):
+        if (hi - lo).is_nonnegative and negative_everywhere(lo, hi, everything):
+            extra = _minimal(list(dict.fromkeys(owners)), lambda keep: negative_everywhere(lo, hi, keep)) if owners else []
+            return Contradiction(list(dict.fromkeys([l1, l2] + extra)),
+                                 f"{show(s)} lies in [{show(lo)}, {show(hi)}] on every outcome, so "
+                                 f"{show(E((s - lo) * (hi - s)))} ≥ 0, that is {show(E(s ** 2))} ≤ "
+                                 f"{show((lo + hi) * E(s) - lo * hi)}, which these assumptions break")
+    sides = [(lab, b, rel) for lab, b, rel in bs if isinstance(lab, str) and rel in (">=", "<=") and not b.has(E)]
+    for lab, b, rel in sides:  # a symbolic bound too: X <= c with E[X] = c
+        def pinned(keep, b=b):
+            m = value(E(s), keep)
+            if m is None or sympy.expand(m - b) != 0:
+                return None
+            v = value(E((s - b) ** 2), keep)
+            return v if v is not None and v.is_number and v.is_extended_real and v != 0 else None
+
+        v = pinned(everything)
+        if v is not None:
+            extra = _minimal(list(dict.fromkeys(owners)), lambda keep: pinned(keep) is not None) if owners else []
+            side = "≥" if rel == ">=" else "≤"
+            return Contradiction(list(dict.fromkeys([lab] + extra)),
+                                 f"{show(s)} {side} {show(b)} on every outcome and E[{show(s)}] = {show(b)} make "
+                                 f"{show(s)} = {show(b)} on every outcome, so {show(E((s - b) ** 2))} = 0, but these "
+                                 f"assumptions give {show(v)}")
     return None
