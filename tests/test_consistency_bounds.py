@@ -220,3 +220,33 @@ def test_an_equation_that_keeps_both_laws_is_no_contradiction(text):
     d, statuses = _inconsistent(text)
     assert d is None, (text, d and d.notes)
     assert statuses == ["holds"], text
+
+
+def test_assumptions_that_share_no_name_are_checked_apart(monkeypatch):
+    """Each group of assumptions with no name in common with the others is its own check with its own time
+    limit: a group out of time leaves only its own steps unknown (a generated file with 500 assumptions about
+    distinct variables before its first step had 500 of 1500 links unknown, the whole set past one deadline)."""
+    import stepcheck.assumptions as sa
+    from stepcheck.kernel import KernelLimit
+
+    seen = []
+    inner = sa.check_consistency
+
+    def per_group(decls, facts, *a, **k):
+        seen.append(sorted(lab for lab in facts if not lab.startswith(("X", "Y", "Z"))))
+        if "slow" in facts:
+            raise KernelLimit("time limit of 5 s reached while checking the assumptions")
+        return inner(decls, facts, *a, **k)
+
+    monkeypatch.setattr(sa, "check_consistency", per_group)
+    rep = check_text("random X, Y, Z\nassume slow: E[X] = 1\nassume fast: E[Y] = 2\nassume bad: Var(Z) = -1\n"
+                     "step a: E[2 X] = 2 by slow\nstep b: E[2 Y] = 4 by fast\nstep c: Var(Z) = -1 by bad\n", "t.step")
+    assert sorted(seen) == [["bad"], ["fast"], ["slow"]]
+    status = {s.name: s.status for s in rep.steps}
+    assert status == {"a": "unknown", "b": "holds", "c": "unknown"}
+    assert {d.code for d in rep.diagnostics} >= {"W-unchecked-assumptions", "E-inconsistent"}
+    # a name in common joins them: one check
+    seen.clear()
+    check_text("random X, Y\nassume one: E[X] = 1\nassume two: Cov(X, Y) = 0\nassume three: E[Y] = 2\n"
+               "step a: E[X + Y] = 3 by one, three\n", "t.step")
+    assert seen == [["one", "three", "two"]]

@@ -32,13 +32,48 @@ def consistency(checker, new_label: str | None = None):
         names = [getattr(n, "name", str(n)) for n in state.fact_names(new_label)]
         group = set(state.relevant_facts(names)) | {new_label}
         facts = {lab: fs for lab, fs in state.facts.items() if lab in group}
+    for part in _unconnected(state, facts):
+        _check_part(checker, new_label, part)
+
+
+def _unconnected(state, facts) -> list[dict]:
+    """The facts in groups that share no name, directly or through others: each is checked on its own, with
+    a time limit of its own (500 assumptions about distinct variables are 500 small checks, not one
+    system past its deadline).  Sound: groups with no name in common have a model each, and together the
+    product of those models (disjoint names, independent probability spaces)."""
+    root: dict = {}
+
+    def find(x):
+        while root[x] != x:
+            root[x] = root[root[x]]
+            x = root[x]
+        return x
+
+    owner: dict = {}  # name -> a label that mentions it
+    for lab in facts:
+        root[lab] = lab
+        for n in state.fact_names(lab):
+            key = getattr(n, "name", str(n))
+            if key in owner:
+                root[find(lab)] = find(owner[key])
+            else:
+                owner[key] = lab
+    parts: dict = {}
+    for lab in facts:
+        parts.setdefault(find(lab), {})[lab] = facts[lab]
+    return list(parts.values())
+
+
+def _check_part(checker, new_label, facts):
+    state = checker.state
     from .distributions import higher_moment_facts
     from .link_cache import consistent
 
     facts = {**facts, **higher_moment_facts(state, facts)}
     try:  # through the link cache: the same statements give the same facts
         bad = consistent(checker, new_label, lambda: check_consistency(checker.prover.decls, facts, checker.limits,
-                                                                       cache=state.consistency_cache))
+                                                                       cache=state.consistency_cache),
+                         part=sorted(facts))
     except Exception as e:  # noqa: BLE001 - too large or out of time (links resting on them stay unknown), or
         # a shape the check does not handle: said, never taken as "consistent" in silence
         if isinstance(e, KernelLimit):

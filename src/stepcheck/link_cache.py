@@ -287,7 +287,7 @@ def judged(ck, lr, lk, lhs, rhs, cited, judge) -> None:
 # ---------------------------------------------------------------- the assumptions' consistency
 
 
-def consistency_key(ck, new_label) -> str:
+def consistency_key(ck, new_label, part=None) -> str:
     """The key of a consistency check: the versions, rule set and options, the text of every statement that
     is not a step up to the assumption checked (up to the first step when ``new_label`` is None)."""
     from . import syntax as S
@@ -304,7 +304,8 @@ def consistency_key(ck, new_label) -> str:
         raise Uncacheable("no position")
     context = [type(st).__name__ + ":" + state.src(st.span) for st in prog.statements
                if not isinstance(st, S.Step) and st.span.line <= upto]
-    parts = {"format": FORMAT, "base": base_parts(ck.options), "consistency": new_label, "context": context}
+    parts = {"format": FORMAT, "base": base_parts(ck.options), "consistency": new_label, "context": context,
+             "part": part}
     return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -321,8 +322,9 @@ def _consistency_value(entry):
     return Contradiction(labels, reason)
 
 
-def consistent(ck, new_label, compute):
-    """``compute()`` (the kernel's ``check_consistency`` of the file's facts) through the active store.
+def consistent(ck, new_label, compute, part=None):
+    """``compute()`` (the kernel's ``check_consistency`` of the file's facts, or of ``part``, the labels of
+    one group of them that shares no name with the others) through the active store.
 
     The facts are elaborated from the statements in the key, so equal keys give equal facts.  A result
     is stored only when the check took less than half the time budget: a contradiction not found for
@@ -332,7 +334,7 @@ def consistent(ck, new_label, compute):
     if store is None:
         return compute()
     try:
-        k = consistency_key(ck, new_label)
+        k = consistency_key(ck, new_label, part)
     except Uncacheable:
         return compute()
     entry = store.get(k, _consistency_value)
