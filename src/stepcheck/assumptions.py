@@ -92,7 +92,8 @@ def _check_part(checker, new_label, facts):
             code="W-unchecked-assumptions"))
         return
     # a bound a law breaks at one of its outcomes (R = -1) is said so, before any moment identity that follows
-    bad = _law_breaks_a_bound(state, facts) or bad or _by_laws(state, facts)
+    bad = _law_breaks_a_bound(state, facts) or bad or _law_breaks_an_equation(state, facts) or \
+        _laws_disagree(state, facts)
     _report(checker, bad)
     for _ in range(3):  # another contradiction among the facts the first one leaves out (each is reported)
         rest = {lab: fs for lab, fs in facts.items() if lab not in state.contradiction}
