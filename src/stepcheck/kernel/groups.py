@@ -1,4 +1,4 @@
-"""Grouping items that share a key, transitively (union-find)."""
+"""Grouping items: those that share a key, transitively (union-find); every partition of a list."""
 from __future__ import annotations
 
 
@@ -24,3 +24,15 @@ def linked_groups(keys: list) -> list[list[int]]:
     for k in range(len(keys)):
         groups.setdefault(find(k), []).append(k)
     return list(groups.values())
+
+
+def set_partitions(items):
+    """Every partition of the list ``items`` into blocks (each a list), the finest first."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in set_partitions(rest):
+        yield [[first]] + part
+        for k in range(len(part)):
+            yield part[:k] + [[first] + part[k]] + part[k + 1:]

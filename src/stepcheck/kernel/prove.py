@@ -19,6 +19,7 @@ import sympy
 from sympy import Indexed, Integer
 
 from .calculus import sign_proof
+from .tangent import exp_margin_proof, tangent_proof
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import UNROLL, UNROLL_FIRST, Normalizer, RuleSet, Term, Trace, _expand
 from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
@@ -26,6 +27,7 @@ from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 from .surely import surely_rules
 from .cases import cases_slack, extremum_cases
+from .groups import set_partitions
 from .quadratic import psd_form
 from .contradictions import mean_of_signed
 from .elementary import composite_power, elementary
@@ -63,17 +65,6 @@ class Proof:
     @property
     def status(self) -> str:
         return "holds" if self.holds else "unknown"
-
-
-def _set_partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for part in _set_partitions(rest):
-        yield [[first]] + part
-        for k in range(len(part)):
-            yield part[:k] + [[first] + part[k]] + part[k + 1:]
 
 
 def _solved_atoms(polys) -> dict:
@@ -173,7 +164,7 @@ class LinkProver:
         apart = [(as_expr(f.lhs), as_expr(f.rhs)) for lab in labels for f in self.facts[lab]
                  if isinstance(f, IneqFact) and f.rel == "!=" and as_expr(f.lhs) in free and as_expr(f.rhs) in free]
         used_unroll = UNROLL_FIRST if unroll is None else unroll
-        for part in _set_partitions(free):
+        for part in set_partitions(free):
             if any(a in blk and b in blk for blk in part for a, b in apart):
                 continue
             sub = {s: blk[0] for blk in part for s in blk[1:]}
@@ -211,19 +202,25 @@ class LinkProver:
         if rel == "=":
             return d == 0, d, nz.trace
         g = -d if rel in ("<", "<=") else d  # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
-        ok, signs = sign_proof(g, strict=rel in ("<", ">"), domain=domain)
-        if not ok:
-            ok, signs = self._by_inequality_fact(nz, g, rel in ("<", ">"), ineqs, eqs, sub, domain)
-        if not ok:
-            ok, signs = self._by_extremum(g, rel in ("<", ">"), domain)
-        if not ok:  # Var(X - Y) as 2 Var(X) + 2 Var(Y) - Var(X + Y); E[max(X, 0)] >= 0: a mean of a sign
-            ok, signs = bool(psd_form(g) and rel in ("<=", ">=") or mean_of_signed(g, rel in ("<", ">"))), set()
-        if not ok and eqs:
-            ok, signs = self._by_equation(nz, g, rel in ("<", ">"), eqs, domain)
-        if ok:
-            nz.trace.rules.add("inequality")
-            nz.trace.signs |= signs
-            return True, d, nz.trace
+        strict = rel in ("<", ">")
+        tries = (lambda: sign_proof(g, strict=strict, domain=domain),
+                 lambda: self._by_inequality_fact(nz, g, strict, ineqs, eqs, sub, domain),
+                 lambda: self._by_extremum(g, strict, domain),
+                 # Var(X - Y) as 2 Var(X) + 2 Var(Y) - Var(X + Y); E[max(X, 0)] >= 0: a mean of a sign
+                 lambda: (bool(psd_form(g) and rel in ("<=", ">=") or mean_of_signed(g, strict)), set()),
+                 lambda: self._by_equation(nz, g, strict, eqs, domain) if eqs else (False, set()),
+                 # exp(x) >= 1 + x, log(c) <= c - 1: tangent lines; log(Σ exp(z)) >= z_a through exp
+                 lambda: tangent_proof(g, strict, domain, self.decls.is_rv), lambda: exp_margin_proof(g, strict, domain))
+        for attempt in tries:
+            ok, signs = attempt()
+            if ok:
+                nz.trace.rules.add("inequality")
+                if attempt is tries[-2]:
+                    nz.trace.rules.add("tangent")
+                if attempt is tries[-1]:
+                    nz.trace.rules.add("monotone")
+                nz.trace.signs |= signs
+                return True, d, nz.trace
         return False, g, nz.trace
 
     MAX_SOLVED = 24  # (fact, quantity) pairs tried by _by_equation
