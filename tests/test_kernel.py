@@ -933,11 +933,15 @@ def test_a_free_index_of_a_sub_range_is_split_out_of_a_sum(step, status):
     assert _last_status(text) == status, step
 
 
-def _last_status(text: str) -> str:
-    """The status of the last link of a checked text."""
+def _last_link(text: str):
+    """The last link of a checked text."""
     from stepcheck.checker import check_text
 
-    return check_text(text, "t.step").steps[-1].links[0].status
+    return check_text(text, "t.step").steps[-1].links[0]
+
+
+def _last_status(text: str) -> str:
+    return _last_link(text).status
 
 
 def _meets(got: str, want: str) -> bool:
@@ -961,6 +965,37 @@ def _meets(got: str, want: str) -> bool:
 def test_max_and_min_of_two_by_cases(step, status):
     text = f"let a, b, x: real\nlet n: integer\nlet m: positive integer\nlet i: index 1..m\nreal s_i for i in 1..m\nstep s: {step}\n"
     assert _meets(_last_status(text), status), step
+
+
+@pytest.mark.parametrize("step, status", [
+    # an absolute value of a name, split by its sign where the link does not hold as written
+    ("abs(x - 3) <= abs(x - 1) + 2", "holds"),
+    ("abs(x) + abs(x - 1) >= 1", "holds"),
+    ("abs(a - b) <= abs(a) + abs(b)", "holds"),             # the triangle inequality: two slacks compared
+    ("abs(s_i - 1) >= s_i - 1", "holds"),
+    ("abs(x - 3) <= abs(x - 1) + 1", "fails"),               # x = 1
+    ("abs(x) + abs(x - 1) > 1", "fails"),                    # x = 1: equality
+    ("abs(a - b) <= abs(a) - abs(b)", "fails"),
+    ("abs(x) <= x", "fails"),
+    ("abs(x - 1) + abs(x + 1) + abs(x - 2) + abs(x) >= 4", "not holds"),  # four: more than MAX_ABS
+])
+def test_absolute_values_by_cases(step, status):
+    text = f"let a, b, x: real\nlet m: positive integer\nlet i: index 1..m\nreal s_i for i in 1..m\nstep s: {step}\n"
+    link = _last_link(text)
+    assert _meets(link.status, status), step
+    if status == "holds":
+        assert "cases" in link.rules
+
+
+def test_an_absolute_value_that_holds_as_written_is_not_split():
+    link = _last_link("let x: real\nstep s: abs(x)^2 = x^2\n")
+    assert link.status == "holds" and "cases" not in (link.rules or [])
+
+
+def test_an_absolute_value_of_a_random_variable_is_not_split():
+    text = "random X\nlet d: real\nassume h: d^2 = 1/2\nstep s: E[abs(X - 1)] <= E[abs(X)] + 2 d^2 - 1/2\n"
+    link = _last_link(text)
+    assert "cases" not in (link.rules or [])
 
 
 def test_max_of_a_random_variable_is_not_split():

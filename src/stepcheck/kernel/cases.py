@@ -1,11 +1,12 @@
-"""max and min of two real arguments, by cases: which argument is larger.
+"""max and min of two real arguments, and absolute values, by cases: which argument is larger.
 
 ``max(a, b)`` is a where a ≥ b and b where a < b.  Where ``a - b`` is linear
 in one real, non-random name s with a number coefficient k (``max(x, 0)``,
 ``max(a, b)``, ``min(x - 1, 2)``), the two cases are written with a slack:
 s is replaced by the value that makes a = b plus ``t/k`` for a nonnegative t
 (a ≥ b), then plus ``-u/k`` for a positive u (a < b); sympy then reads every
-such max and min itself (``Max(b + t, b) = b + t``).  Every real value of s
+such max and min itself (``Max(b + t, b) = b + t``).  ``|w|`` is ``max(w, -w)``: its cases are w ≥ 0
+and w < 0, with the same slack (``|x - 3| ≤ |x - 1| + 2``).  Every real value of s
 lies in exactly one case, so a link that holds in both holds (``max(x, 0) -
 max(-x, 0) = x``, ``max(a, b) + min(a, b) = a + b``, ``max(a, b) ≥ a``).  A
 pure function of sympy expressions: the prover proves each case with the
@@ -13,25 +14,32 @@ facts rewritten the same way (``LinkProver._twin_prover``).
 """
 from __future__ import annotations
 
+import dataclasses
+
 import sympy
 
 MAX_SPLITS = 2  # max/min atoms split per link (each split doubles the cases)
+MAX_ABS = 3  # absolute values in a link split by sign (every one is split in turn: at most 8 cases)
 
 
-def extremum_cases(exprs, decls) -> list:
+def extremum_cases(exprs, decls, absolute: bool = False) -> list:
     """[{s: value}, {s: value}]: the case substitutions for the first max/min of two arguments in ``exprs``
-    that a name resolves (see the module), or [] where none does.  A variable bound inside the link (a
-    limit's, a derivative's) is never split on."""
+    (with ``absolute``: the first absolute value, of at most MAX_ABS) that a name resolves (see the module),
+    or [] where none does.  A variable bound inside the link (a limit's, a derivative's) is never split on."""
     link = _bound_in(exprs)
-    atoms = sorted({a for x in exprs for a in x.atoms(sympy.Max, sympy.Min) if len(a.args) == 2},
-                   key=sympy.default_sort_key)
+    kinds = (sympy.Abs,) if absolute else (sympy.Max, sympy.Min)
+    atoms = sorted({a for x in exprs for a in x.atoms(*kinds) if len(a.args) in (1, 2)}, key=sympy.default_sort_key)
+    if absolute and len(atoms) > MAX_ABS:
+        return []
     for m in atoms[:MAX_SPLITS]:
-        d = sympy.expand(m.args[0] - m.args[1])
+        # |w| is max(w, -w): its cases are w >= 0 and w < 0
+        d = sympy.expand(m.args[0] if len(m.args) == 1 else m.args[0] - m.args[1])
         if _moves(d, decls, link):
             continue  # a random variable, max(q), or the derivative's variable in it: no case is a fixed value
         labels = {ix.base.label for ix in d.atoms(sympy.Indexed)}
         names = (d.free_symbols - labels - {i for ix in d.atoms(sympy.Indexed) for i in ix.indices}) | d.atoms(sympy.Indexed)
-        for s in sorted(names, key=str):
+        # the link's own names before the slacks of earlier cases (a case on a slack loses the slack's sign)
+        for s in sorted(names, key=lambda v: (absolute and isinstance(v, sympy.Dummy), str(v))):
             if not _plain_real(s, decls, link) or not d.is_polynomial(s) or sympy.degree(d, s) != 1:
                 continue
             k = d.coeff(s)
@@ -40,6 +48,11 @@ def extremum_cases(exprs, decls) -> list:
             at = sympy.expand(s - d / k)  # the value of s where the two arguments are equal
             t, u = sympy.Dummy("t", nonnegative=True), sympy.Dummy("u", positive=True)
             cases = [{s: at + t / k}, {s: at - u / k}]
+            other = at.free_symbols
+            if absolute and s.is_nonnegative and len(other) == 1 and at == (o := other.pop()) and o.is_nonnegative:
+                # two slacks s, o ≥ 0 and d = k (s - o): each case written in its larger one, which keeps both signs
+                hi, lo = (s, o) if k > 0 else (o, s)
+                cases = [{hi: lo + t / abs(k)}, {lo: hi + u / abs(k)}]
             if all(not any(x.xreplace(c).has(m.func) and _same(x, m, c) for x in exprs) for c in cases):
                 return cases
     return []
@@ -89,3 +102,16 @@ def _bound_in(exprs) -> tuple:
 def cases_slack(case: dict) -> set:
     """The slack variables of a case (their signs are the case's, not a declaration the proof rests on)."""
     return {v for c in case.values() for v in c.free_symbols if isinstance(v, sympy.Dummy)}
+
+
+def all_cases(proofs: list):
+    """The proof of a link split into cases (each a proof of one twin set): the first that fails, else one
+    proof resting on what every case used."""
+    if len(proofs) == 1 or not proofs[-1].holds:
+        return proofs[-1]
+    first = proofs[0]
+    union = lambda attr: list(dict.fromkeys(x for p in proofs for x in getattr(p, attr)))
+    forms = {lab: frozenset().union(*(p.indep_forms.get(lab, ()) for p in proofs))
+             for p in proofs for lab in p.indep_forms}
+    return dataclasses.replace(first, used=union("used"), ranges=union("ranges"), rules=union("rules"),
+                               signs=union("signs"), indep_forms=forms, limited=any(p.limited for p in proofs))

@@ -26,7 +26,7 @@ from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
 from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_in, refined_domain, twin_of
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 from .surely import surely_rules
-from .cases import cases_slack, extremum_cases
+from .cases import all_cases as _all_cases, cases_slack, extremum_cases
 from .groups import set_partitions
 from .quadratic import psd_form
 from .contradictions import mean_of_signed
@@ -110,19 +110,6 @@ def _gap(f):
     g = as_expr(f.lhs) - as_expr(f.rhs)
     g = g if f.rel == ">" else -g
     return None if g.has(E, DSum, sympy.Sum) else g
-
-
-def _all_cases(proofs: list) -> Proof:
-    """The proof of a link split into cases (each a proof of one twin set): the first that fails, else one
-    proof resting on what every case used."""
-    if len(proofs) == 1 or not proofs[-1].holds:
-        return proofs[-1]
-    first = proofs[0]
-    union = lambda attr: list(dict.fromkeys(x for p in proofs for x in getattr(p, attr)))
-    forms = {lab: frozenset().union(*(p.indep_forms.get(lab, ()) for p in proofs))
-             for p in proofs for lab in p.indep_forms}
-    return dataclasses.replace(first, used=union("used"), ranges=union("ranges"), rules=union("rules"),
-                               signs=union("signs"), indep_forms=forms, limited=any(p.limited for p in proofs))
 
 
 def free_indices(exprs, decls: Decls) -> list:
@@ -580,6 +567,20 @@ class LinkProver:
                     pass
         return out
 
+    def _split(self, cases, lhs, rhs, candidates, rel, deadline, ranges, unroll) -> Proof:
+        """One proof per case (a twin set), each with the rule ``cases``: all must hold."""
+        proofs = []
+        for sub in cases:
+            p = self._twin_prover(sub).prove_link(lhs.xreplace(sub), rhs.xreplace(sub), candidates, rel, deadline,
+                                                  ranges, unroll)
+            rules = RuleSet(p.rules)
+            rules.add("cases")
+            proofs.append(dataclasses.replace(p, rules=sorted(rules), signs=[x for x in p.signs if x not in
+                                                                           cases_slack(sub)]))
+            if not p.holds:
+                break
+        return _all_cases(proofs)
+
     # ---------------------------------------------------------------- the entry point
     def prove_link(self, lhs, rhs, candidates: list[str], rel: str = "=", deadline: Deadline | None = None,
                    ranges=None, unroll: int | None = None) -> Proof:
@@ -618,17 +619,7 @@ class LinkProver:
                 return first
         cases = extremum_cases([lhs, rhs], self.decls)
         if cases and not options:  # max/min of two: one proof per larger argument, both must hold
-            proofs = []
-            for sub in cases:
-                p = self._twin_prover(sub).prove_link(lhs.xreplace(sub), rhs.xreplace(sub), candidates, rel,
-                                                      deadline, ranges, unroll)
-                rules = RuleSet(p.rules)
-                rules.add("cases")
-                proofs.append(dataclasses.replace(p, rules=sorted(rules), signs=[x for x in p.signs if x not in
-                                                                               cases_slack(sub)]))
-                if not p.holds:
-                    break
-            p = _all_cases(proofs)
+            p = self._split(cases, lhs, rhs, candidates, rel, deadline, ranges, unroll)
             if p.holds or p.inconsistent or deadline.remaining() <= 0:
                 return p
         try:
@@ -644,6 +635,11 @@ class LinkProver:
         except (ArithmeticError, ValueError, TypeError, AttributeError, NotImplementedError) as e:
             # sympy failed somewhere inside: never a verdict from a crash
             return Proof(False, message=f"the kernel could not finish ({type(e).__name__}: {e})", limited=True)
+        if not a.holds and (signs := extremum_cases([lhs, rhs], self.decls, absolute=True)):
+            # |w| by the sign of w, where the link did not hold as written (|x - 3| <= |x - 1| + 2)
+            p = self._split(signs, lhs, rhs, candidates, rel, deadline, ranges, unroll)
+            if p.holds or p.inconsistent:
+                return p
         if not a.holds:
             what = "difference of the two sides does not reduce to 0" if rel == "=" else \
                 "sign of the difference could not be established"
