@@ -1064,3 +1064,18 @@ def test_polynomial_rings_kept_alive_are_bounded():
     alive = sum(isinstance(o, PolyRing) for o in gc.get_objects()) - before
     assert alive <= 3 * RING_CACHE  # _ring, and the bases and embeddings that hold its elements
     clear_caches()
+
+
+@pytest.mark.parametrize("step, status", [
+    # a sum of positive terms over a range with a member is positive, so its inverse powers are bounded
+    ("sum(u=1..K, exp(l_u)) > 0", "holds"),
+    ("1/sum(u=1..K, exp(l_u))^2 > 0", "holds"),
+    ("sum(u=1..K, exp(2 l_u)) / sum(u=1..K, exp(l_u))^2 >= 0", "holds"),
+    ("sum(u=1..K, exp(l_u)/sum(w=1..K, exp(l_w)) (1 - exp(l_u)/sum(w=1..K, exp(l_w)))) <= 1", "holds"),
+    # ... and not where the range may be empty
+    ("sum(u=1..n, exp(l_u)) > 0", "fails"),            # n = 0
+    ("sum(u=3..K, exp(l_u)) > 0", "fails"),            # K = 1
+])
+def test_a_sum_of_positive_terms_over_a_range_with_a_member_is_positive(step, status):
+    text = f"let n: integer\nlet K: positive integer\nreal l_u for u in 1..K\nstep s: {step}\n"
+    assert _last_status(text) == status, step

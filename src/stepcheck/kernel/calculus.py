@@ -214,7 +214,10 @@ def bounds(x, domain, used: set) -> Iv:
         # a finite sum of terms of known sign (possibly empty)
         body = x.args[0] if isinstance(x, DSum) else x.function
         bi = bounds(body, domain, used)
-        if bi.positive() and isinstance(x, sympy.Sum) and _nonempty(x.limits, domain, used):
+        # positive terms over ranges that have a member (a DSum leaving no index out: 1..n without i is empty
+        # at n = 1)
+        limits = x.limits if isinstance(x, sympy.Sum) else None if x.args[2].args else x.args[1]
+        if bi.positive() and limits is not None and _nonempty(limits, domain, used):
             return Iv(sympy.Integer(0), oo, True, True)
         if bi.nonnegative():
             return Iv(sympy.Integer(0), oo, False, True)
