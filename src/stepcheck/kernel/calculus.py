@@ -470,6 +470,9 @@ def _limit_with_gaps(f, x, a, side, gaps):
 
 def _take_limit(f, x, a, side):
     reps = {}
+    if any(x in atom.free_symbols for atom in f.atoms(DSum, sympy.Sum)) and not any(
+            x in atom.free_symbols for atom in f.atoms(E)):
+        return _parts_limit(f, x, a, side)
     for atom in f.atoms(DSum, E, sympy.Sum):
         if x in atom.free_symbols:
             raise KernelLimit("the limit variable occurs inside a sum or an expectation")
@@ -493,6 +496,49 @@ def _take_limit(f, x, a, side):
         raise KernelLimit("the limit could not be determined")
     back = {v: k for k, v in reps.items()}
     return r.xreplace(back)
+
+
+def _finite(v):
+    if v.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
+        raise KernelLimit("a part of a limit through a sum is infinite: the parts are not added")
+    return v
+
+
+def _parts_limit(f, x, a, side):
+    """The limit of ``f``, whose limit variable occurs inside a sum, by the algebra of limits: a sum,
+    product or number power of parts with finite limits (a negative or fractional power: of a part whose
+    limit is proved positive or negative), exp of a part, log of a part whose limit is proved positive, and
+    a sum over any range of terms whose limit is finite: for each value of its ends the sum has finitely many
+    terms, so its limit is the sum of theirs (``Σ_{m=1..n} exp(s_m/T) -> Σ_{m=1..n} 1``, which the normaliser
+    counts) as T -> oo).  The summand's limit is taken with its member symbolic, as every other limit here."""
+    if not f.has(x):
+        return f
+    if not any(x in atom.free_symbols for atom in f.atoms(DSum, sympy.Sum)):
+        return _finite(_take_limit(f, x, a, side))  # no sum moves: sympy's limit of this part as a whole
+    if isinstance(f, (DSum, sympy.Sum)):
+        body, lims = (f.args[0], f.args[1]) if isinstance(f, DSum) else (f.function, f.limits)
+        if any(x in lim[1].free_symbols | lim[2].free_symbols for lim in lims):
+            raise KernelLimit("the limit variable occurs in the range of a sum")
+        term = _finite(_take_limit(body, x, a, side))
+        return DSum(term, f.args[1], f.args[2]) if isinstance(f, DSum) else sympy.Sum(term, *lims)
+    if isinstance(f, (Add, Mul)):
+        parts = [_finite(_parts_limit(p, x, a, side)) for p in f.args]
+        return Add(*parts) if isinstance(f, Add) else Mul(*parts)
+    if isinstance(f, Pow) and not f.exp.has(x):
+        b = _finite(_parts_limit(f.base, x, a, side))
+        if not (f.exp.is_Integer and f.exp >= 0):
+            iv = bounds(b, symbol_domain, set())
+            if not (iv.positive() or f.exp.is_Integer and iv.negative()):
+                raise KernelLimit("a power of a part of a limit whose limit is not known to be nonzero")
+        return b ** f.exp
+    if isinstance(f, sympy.exp):
+        return sympy.exp(_finite(_parts_limit(f.args[0], x, a, side)))
+    if isinstance(f, sympy.log):
+        b = _finite(_parts_limit(f.args[0], x, a, side))
+        if not bounds(b, symbol_domain, set()).positive():
+            raise KernelLimit("the log of a part of a limit whose limit is not known to be positive")
+        return sympy.log(b)
+    raise KernelLimit("the limit variable occurs inside a sum, under a function the limit cannot pass")
 
 
 def _fast_limit(g, x, a, side):

@@ -260,7 +260,11 @@ class Normalizer(Independence):
             f, var, pt, side = x.args
             body = self.expr(f)
             gaps = tuple(g for g in self.gaps if g.free_symbols & body.free_symbols and var not in g.free_symbols)
-            return [Term(calculus.take_limit(body, var, self.expr(pt), str(side), gaps, self.trace.signs))]
+            value = calculus.take_limit(body, var, self.expr(pt), str(side), gaps, self.trace.signs)
+            # a limit through a sum leaves sums of limits: one of a constant is counted here (Σ_{m ≠ i} 1 = n - 1)
+            count = {d: self.sum_atom(d.args[0], tuple(tuple(b) for b in d.args[1])) for d in value.atoms(DSum)
+                     if not d.args[0].free_symbols & {b[0] for b in d.args[1]}}
+            return [Term(_expand(value.xreplace(count)) if count else value)]
         if isinstance(x, Extremum):
             self.trace.rules.add("calculus")
             f, var, a, b, kind = x.args
