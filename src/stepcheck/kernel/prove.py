@@ -20,6 +20,7 @@ from sympy import Indexed, Integer
 
 from .calculus import sign_proof
 from .tangent import exp_margin_proof, tangent_proof
+from .termwise import termwise_proof
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import UNROLL, UNROLL_FIRST, Normalizer, RuleSet, Term, Trace, _expand
 from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
@@ -197,15 +198,18 @@ class LinkProver:
                  lambda: (bool(psd_form(g) and rel in ("<=", ">=") or mean_of_signed(g, strict)), set()),
                  lambda: self._by_equation(nz, g, strict, eqs, domain) if eqs else (False, set()),
                  # exp(x) >= 1 + x, log(c) <= c - 1: tangent lines; log(Σ exp(z)) >= z_a through exp
-                 lambda: tangent_proof(g, strict, domain, self.decls.is_rv), lambda: exp_margin_proof(g, strict, domain))
+                 lambda: tangent_proof(g, strict, domain, self.decls.is_rv), lambda: exp_margin_proof(g, strict, domain),
+                 lambda: termwise_proof(g, strict, domain))  # sums merged, |Σ a| <= Σ |a| (kernel/termwise.py)
         for attempt in tries:
             ok, signs = attempt()
             if ok:
                 nz.trace.rules.add("inequality")
-                if attempt is tries[-2]:
+                if attempt is tries[-3]:
                     nz.trace.rules.add("tangent")
-                if attempt is tries[-1]:
+                if attempt is tries[-2]:
                     nz.trace.rules.add("monotone")
+                if attempt is tries[-1]:
+                    nz.trace.rules.add("termwise")
                 nz.trace.signs |= signs
                 return True, d, nz.trace
         return False, g, nz.trace

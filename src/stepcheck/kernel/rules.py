@@ -33,6 +33,7 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     Rule("inequality", "a sign proved by interval enclosure of the factors of the margin"),
     Rule("tangent", "exp(u) >= 1 + u and log(v) <= v - 1 (v > 0): each value written as its tangent line plus a gap >= 0"),
     Rule("monotone", "a margin g with logarithms (of arguments proved positive) compared through exp: g >= 0 iff exp(g) >= 1"),
+    Rule("termwise", "sums over one range merged into one (c Σ a + d Σ b = Σ (c a + d b)); |Σ a| <= Σ |a| (a gap >= 0)"),
     Rule("cases", "max/min of two arguments: one proof where the first is larger, one where the second is"),
     Rule("algebra", "expansion and cancellation of polynomials and rational functions", implicit=True),
 )}

@@ -22,20 +22,14 @@ from sympy import Dummy
 
 from ..terms.objects import DSum, E
 from .calculus import bounds, sign_proof
+from .termwise import reached
 
 MAX_VALUES = 4  # distinct exp/log values rewritten in one margin (all of them, then each alone)
 
 
 def _values(g) -> list:
     """The exp(u) and log(v) that ``g`` holds through +, * and ^ only, in a fixed order."""
-    out, todo = set(), [g]
-    while todo:
-        x = todo.pop()
-        if isinstance(x, (sympy.exp, sympy.log)):
-            out.add(x)
-        elif isinstance(x, (sympy.Add, sympy.Mul, sympy.Pow)):
-            todo.extend(x.args)
-    return sorted(out, key=sympy.default_sort_key)
+    return reached(g, lambda x: isinstance(x, (sympy.exp, sympy.log)))
 
 
 def _plain(arg, is_random) -> bool:

@@ -1,0 +1,119 @@
+"""Sums compared term by term, for a margin whose sign the interval evaluator cannot see as written.
+
+Two identities of finite sums, each over one range (for every value of its ends):
+
+* ``c Σ_m a_m + d Σ_m b_m = Σ_m (c a_m + d b_m)`` for the same range and the same indices left out, with
+  c, d free of the bound index (they are outside the sums): the sums of a margin are merged into one, whose
+  sign is then the sign of its summand for every member (``Σ_m (|v_m| - |v_m| |tanh(u_m)|) ≥ 0``); a
+  multiple ``d c`` of the number of members d = hi - lo + 1 of such a range (not reversed) joins it as
+  ``Σ_m c`` (``Σ_m v_m^2 - 2 Σ_m v_m + d = Σ_m (v_m - 1)^2``);
+* the triangle inequality ``|Σ_m a_m| ≤ Σ_m |a_m|``: each ``|Σ_m a_m|`` the margin holds as a term, a
+  factor or a power (reached through +, * and ^) is written ``Σ_m |a_m| - G`` with G a fresh number known
+  only to be ``≥ 0`` (an identity: G names the gap), so a sign proved for every G ≥ 0 is proved.
+"""
+from __future__ import annotations
+
+import sympy
+from sympy import Add, Dummy, Mul
+
+from ..terms.objects import DSum
+from .calculus import sign_proof
+
+MAX_SUMS = 8  # sums in one margin merged or rewritten
+
+
+def merge_sums(g):
+    """``g`` with the sums that share a range (the same bounds, the same indices left out) merged into one."""
+    groups: dict = {}
+    rest = []
+    for term in Add.make_args(sympy.expand(g)):
+        sums = [f for f in Mul.make_args(term) if isinstance(f, DSum)]
+        if len(sums) != 1:
+            rest.append(term)
+            continue
+        s = sums[0]
+        coeff = term / s
+        if coeff.has(s) or any(b[0] in coeff.free_symbols for b in s.args[1]):
+            rest.append(term)
+            continue
+        groups.setdefault((s.args[1], s.args[2]), []).append(coeff * s.args[0])
+    for (bounds, excl), body in groups.items():  # d c = Σ_{m=1..d} c, over a range that is not reversed
+        if len(bounds) == 1 and not excl.args and not (count := bounds[0][2] - bounds[0][1] + 1).is_number \
+                and count.is_nonnegative:
+            for term in list(rest):
+                q = sympy.cancel(term / count)
+                if not sympy.fraction(q)[1].free_symbols & count.free_symbols and not q.has(DSum):
+                    rest.remove(term)
+                    body.append(q)
+    merged = [DSum(_summand(Add(*body)), bounds, excl) for (bounds, excl), body in groups.items()]
+    return Add(*rest, *merged)
+
+
+def _summand(x):
+    """A merged summand, |a b| written |a| |b| and factored (so that the interval evaluator sees
+    |v| (1 - |tanh(u)|), not |v| - |v| |tanh(u)|, and (v - 1)^2)."""
+    x = sympy.expand(x).replace(lambda e: isinstance(e, sympy.Abs) and isinstance(e.args[0], Mul),
+                                lambda e: Mul(*[sympy.Abs(f) for f in e.args[0].args]))
+    x = sympy.expand(x)
+    if sympy.count_ops(x) <= 100:
+        try:
+            return sympy.factor(x)  # v^2 - 2 v + 1 as (v - 1)^2
+        except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
+            pass
+    return sympy.factor_terms(x)
+
+
+def reached(x, want) -> list:
+    """The sub-expressions of ``x`` for which ``want`` holds that ``x`` holds as a term, a factor or a power
+    (reached through +, * and ^ only, never inside a function, a mean or a sum), in a fixed order."""
+    out, todo = set(), [x]
+    while todo:
+        y = todo.pop()
+        if want(y):
+            out.add(y)
+        elif isinstance(y, (Add, Mul, sympy.Pow)):
+            todo.extend(y.args)
+    return sorted(out, key=sympy.default_sort_key)
+
+
+def _sum_abs(g) -> list:
+    """The |Σ a| of ``g`` (|3 Σ v - Σ u| read as |Σ (3 v - u)|)."""
+    return reached(g, lambda x: isinstance(x, sympy.Abs) and x.args[0].has(DSum)
+                   and isinstance(merge_sums(x.args[0]), DSum))
+
+
+def termwise_proof(g, strict: bool, domain) -> tuple[bool, set]:
+    """``g > 0`` (strict) or ``g >= 0`` with its sums merged, after the triangle inequality; (proved, signs)."""
+    if len(g.atoms(DSum)) > MAX_SUMS or not g.has(DSum):
+        return False, set()
+    gaps, sub = set(), {}
+    for x in _sum_abs(g):
+        s = merge_sums(x.args[0])
+        G = Dummy("gap", nonnegative=True)
+        gaps.add(G)
+        sub[x] = DSum(sympy.Abs(s.args[0]), s.args[1], s.args[2]) - G
+    h = merge_sums(g.xreplace(sub) if sub else g)
+    if h == g:
+        return False, set()
+    for form in (h, _inner_triangles(h, gaps)):
+        ok, signs = sign_proof(form, strict, domain)
+        if ok:
+            return True, set(signs) - gaps
+    return False, set()
+
+
+def _inner_triangles(h, gaps: set):
+    """``h`` with each |a + b + ...| of a summand (reached through +, * and ^) written |a| + |b| + ... - G,
+    with G ≥ 0: the summand's sign is proved for every G ≥ 0, so for each member's own gap
+    (``|3 v_m - u_m| ≤ 3 |v_m| + |u_m|``)."""
+    sub = {}
+    for x in h.atoms(DSum):
+        body = x.args[0]
+        rew = {}
+        for a in reached(body, lambda y: isinstance(y, sympy.Abs) and isinstance(y.args[0], Add)):
+            G = Dummy("gap", nonnegative=True)
+            gaps.add(G)
+            rew[a] = Add(*[sympy.Abs(t) for t in a.args[0].args]) - G
+        if rew:
+            sub[x] = DSum(_summand(body.xreplace(rew)), x.args[1], x.args[2])
+    return h.xreplace(sub) if sub else h

@@ -1,0 +1,68 @@
+"""Sums compared term by term (kernel/termwise.py): sums over one range merged, the triangle inequality.
+
+Where the rule applies the link holds with `termwise`; where it must not (a reversed or off-by-one
+bound, a strict bound met with equality, sums over different ranges or leaving out different
+indices), the link does not hold."""
+import pytest
+import sympy
+
+from stepcheck.checker import check_text
+from stepcheck.kernel.calculus import symbol_domain
+from stepcheck.kernel.termwise import merge_sums, termwise_proof
+from stepcheck.terms.objects import DSum, canon_bound
+
+DECLS = ("let d: positive integer\nlet n: integer\nlet i, j: index 1..d\nreal v_j, u_j for j in 1..d\n"
+         "random X_j for j in 1..d\n")
+
+
+def _link(claim):
+    (link,) = check_text(DECLS + f"step t: {claim}\n", "t.step").steps[0].links
+    return link
+
+
+@pytest.mark.parametrize("claim", [
+    "|sum(j=1..d, v_j tanh(u_j))| <= sum(j=1..d, |v_j|)",   # article 001 §4.1
+    "|sum(j=1..d, v_j)| <= sum(j=1..d, |v_j|)",
+    "|sum(m=1..d, 3 v_m - u_m)| <= 3 sum(m=1..d, |v_m|) + sum(m=1..d, |u_m|)",
+    "sum(j=1..d, v_j^2) - sum(j=1..d, 2 v_j) >= -d",         # Σ (v_j - 1)^2 >= 0, d = Σ 1
+    "sum(j=1..d, u_j^2 + 1) >= sum(j=1..d, 2 u_j)",
+])
+def test_termwise_holds(claim):
+    link = _link(claim)
+    assert link.status == "holds", (claim, link.status, link.residual)
+    assert "termwise" in link.rules
+
+
+@pytest.mark.parametrize("claim", [
+    "|sum(j=1..d, v_j)| <= sum(j=1..d, v_j)",                 # v_1 = -1
+    "|sum(j=1..d, v_j tanh(u_j))| < sum(j=1..d, |v_j|)",      # every v_j = 0: equality
+    "|sum(j=1..d, v_j)| <= sum(j=1..d, |v_j|) - 1",
+    "sum(j=1..d, v_j^2) - sum(j=1..d, 2 v_j) >= 1 - d",       # v_j = 1
+])
+def test_termwise_near_misses_fail(claim):
+    link = _link(claim)
+    assert link.status == "fails", (claim, link.status)
+
+
+def test_sums_over_different_members_are_not_merged():
+    b = canon_bound(1)
+    d, i = sympy.Symbol("d", integer=True, positive=True), sympy.Symbol("i", integer=True)
+    v = sympy.IndexedBase("v", real=True)
+    whole = DSum(v[b], sympy.Tuple(sympy.Tuple(b, 1, d)), sympy.Tuple())
+    but_i = DSum(v[b], sympy.Tuple(sympy.Tuple(b, 1, d)), sympy.Tuple(i))
+    from_2 = DSum(v[b], sympy.Tuple(sympy.Tuple(b, 2, d)), sympy.Tuple())
+    # Σ_{m} v_m - Σ_{m ≠ i} v_m is v_i, of no sign; Σ_{m=1..d} v_m - Σ_{m=2..d} v_m is v_1
+    for g in (whole - but_i, whole - from_2):
+        assert len(merge_sums(g).atoms(DSum)) == 2
+        assert termwise_proof(g, False, symbol_domain) == (False, set())
+
+
+def test_a_count_joins_a_sum_only_over_a_range_that_is_not_reversed():
+    b = canon_bound(1)
+    n = sympy.Symbol("n", integer=True)  # of no sign: 1..n may be reversed
+    v = sympy.IndexedBase("v", real=True)
+    s = DSum(v[b] ** 2 - 2 * v[b], sympy.Tuple(sympy.Tuple(b, 1, n)), sympy.Tuple())
+    assert merge_sums(s + n).has(n) and not termwise_proof(s + n, False, symbol_domain)[0]
+    d = sympy.Symbol("d", integer=True, positive=True)
+    t = DSum(v[b] ** 2 - 2 * v[b], sympy.Tuple(sympy.Tuple(b, 1, d)), sympy.Tuple())
+    assert termwise_proof(t + d, False, symbol_domain)[0]
