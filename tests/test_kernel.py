@@ -604,7 +604,7 @@ def test_bound_indices_are_renamed_deterministically_and_apart():
 
 # ---------------------------------------------------------------- limits are two-sided, extrema attained
 def test_a_two_sided_limit_needs_both_sides_to_agree():
-    from stepcheck.kernel.calculus import take_limit
+    from stepcheck.kernel.limits import take_limit
 
     h = sp.Symbol("h", real=True)
     with pytest.raises(KernelLimit):

@@ -7,7 +7,7 @@ import pytest
 import sympy
 
 from stepcheck.checker import check_text
-from stepcheck.kernel.calculus import _parts_limit
+from stepcheck.kernel.limits import parts_limit as _parts_limit
 from stepcheck.terms.facts import KernelLimit
 from stepcheck.terms.objects import DSum, canon_bound
 
@@ -62,3 +62,49 @@ def test_a_power_of_a_part_that_may_tend_to_zero_is_refused():
         _parts_limit(1 / tends_to_zero, T, sympy.oo, "-")
     positive = DSum(sympy.exp(s[b] / T), sympy.Tuple(sympy.Tuple(b, 1, n)), sympy.Tuple())
     assert _parts_limit(1 / positive, T, sympy.oo, "-") == 1 / DSum(1, sympy.Tuple(sympy.Tuple(b, 1, n)), sympy.Tuple())
+
+
+# ---------------------------------------------------------------- a dominant term: one-hot as T -> 0+
+
+COLD = ("let n: positive integer\nlet k: index 2..n\nlet m: index 3..n\nreal s_i for i in 1..n\n"
+        "real r_i for i in 1..n\nreal w_i for i in 1..n\nreal z_i for i in 1..n\n"
+        "assume top: s_k < s_1\nassume weak: r_k <= r_1\nassume part: w_m < w_1\nassume rev: z_k > z_1\n")
+
+
+def _cold(claim):
+    (link,) = check_text(COLD + f"step t: {claim}\n", "t.step").steps[-1].links
+    return link
+
+
+@pytest.mark.parametrize("claim", [
+    "limit(softmax(s / T)_1, T -> 0+) = 1",   # the largest of n logits takes everything
+    "limit(softmax(s / T)_k, T -> 0+) = 0",   # every other entry vanishes
+    "limit(exp(s_k / T) / sum(j=1..n, exp(s_j / T)), T -> 0+) = 0",
+])
+def test_one_hot_for_any_number_of_logits(claim):
+    link = _cold(claim)
+    assert link.status == "holds", (claim, link.status, link.message)
+    assert "top" in [u.label for u in link.uses]
+
+
+@pytest.mark.parametrize("claim", [
+    "limit(softmax(r / T)_1, T -> 0+) = 1",   # r_k <= r_1 only: ties split the mass
+    "limit(softmax(w / T)_1, T -> 0+) = 1",   # w_2 is not below w_1 by any fact
+    "limit(softmax(z / T)_1, T -> 0+) = 1",   # z_1 is the smallest
+    "limit(softmax(s / T)_1, T -> 0+) = 1/n",
+])
+def test_one_hot_needs_a_strict_fact_about_every_other_logit(claim):
+    assert _cold(claim).status != "holds", claim
+
+
+def test_member_facts_are_read_only_over_one_declared_range():
+    from stepcheck.kernel.limits import limit_gap
+    from stepcheck.terms.facts import Decls, IneqFact
+
+    n, k, i = sympy.Symbol("n", integer=True, positive=True), sympy.Symbol("k", integer=True), sympy.Symbol("i")
+    s = sympy.IndexedBase("s", real=True)
+    decls = Decls(index_ranges={k: (sympy.Integer(2), n)})
+    got = limit_gap(IneqFact("top", s[k], s[1], "<", free=(k,)), decls)
+    assert isinstance(got, sympy.Tuple) and got.args[2:] == (2, n, k) and got.args[0] == (s[1] - s[k]).xreplace({k: got.args[1]})
+    assert limit_gap(IneqFact("weak", s[k], s[1], "<=", free=(k,)), decls) is None          # not strict
+    assert limit_gap(IneqFact("undeclared", s[i], s[1], "<", free=(i,)), decls) is None    # no declared range

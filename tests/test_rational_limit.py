@@ -16,7 +16,7 @@ import sympy as sp
 from sympy import exp, log, oo
 
 from stepcheck.checker import check_text
-from stepcheck.kernel.calculus import _fast_limit, rational_limit
+from stepcheck.kernel.limits import _fast_limit, rational_limit
 from stepcheck.terms.facts import KernelLimit
 
 t = sp.Symbol("t", real=True)

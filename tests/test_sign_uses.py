@@ -13,7 +13,7 @@ import pytest
 import sympy
 
 from stepcheck.checker import check_text
-from stepcheck.kernel import calculus
+from stepcheck.kernel import limits
 
 HEAD = ("let c: positive real\nlet b: real\nlet t: real\nlet T: positive real\nlet u: positive real\n"
         "let n: positive integer\nlet i: index 1..n\nreal s_i for i in 1..n\nrandom X\n")
@@ -84,14 +84,14 @@ def test_take_limit_reports_the_signs_it_rests_on():
     b = sympy.Symbol("b", real=True)
     t = sympy.Dummy("t", real=True)
     used: set = set()
-    assert calculus.take_limit(sympy.exp(-c * t), t, sympy.oo, signs=used) == 0
+    assert limits.take_limit(sympy.exp(-c * t), t, sympy.oo, signs=used) == 0
     assert used == {c}
     used = set()
-    assert calculus.take_limit(c * b / t, t, sympy.oo, signs=used) == 0
+    assert limits.take_limit(c * b / t, t, sympy.oo, signs=used) == 0
     assert used == set()
     # a cached answer reports the same signs
     used = set()
-    assert calculus.take_limit(sympy.exp(-c * t), t, sympy.oo, signs=used) == 0
+    assert limits.take_limit(sympy.exp(-c * t), t, sympy.oo, signs=used) == 0
     assert used == {c}
 
 

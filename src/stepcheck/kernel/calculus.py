@@ -2,9 +2,7 @@
 
 * derivatives: sympy's ``diff`` (Kronecker deltas for indexed variables); the
   normaliser then decides the deltas from the declared index ranges;
-* limits: sympy's ``limit`` after opaque sub-terms that do not depend on the
-  limit variable (sums, moment atoms) are replaced by fresh constants carrying
-  the sign the interval evaluator proves for them;
+* limits: in :mod:`.limits`;
 * extrema on closed intervals: the function must be continuous on [a, b];
   candidates are the endpoints and the critical points (a finite set found by
   ``solveset`` on the interval), compared exactly;
@@ -21,7 +19,6 @@ from sympy import Abs, Add, Dummy, Interval, Mul, Pow, oo
 
 from ..terms.facts import KernelLimit
 from ..terms.objects import DSum, E
-from .rational_limit import rational_limit
 
 
 # ---------------------------------------------------------------- intervals
@@ -348,7 +345,6 @@ def _variances_nonnegative(g):
 
 # ---------------------------------------------------------------- limits, extrema
 
-_LIMITS: dict = {}
 _EXTREMA: dict = {}
 
 
@@ -367,60 +363,6 @@ def _cached(cache: dict, key, fn):
     return val
 
 
-def take_limit(f, x, a, side: str = "+-", gaps=(), signs: set | None = None):
-    """sympy.limit with x-free opaque atoms replaced by constants of known sign (cached).
-
-    ``side``: ``"+-"`` (two-sided: both one-sided limits exist and agree),
-    ``"+"`` or ``"-"``; ignored at infinity.  A two-sided limit whose sides
-    differ, or that sympy cannot take, is a KernelLimit (not proved).
-    ``gaps``: expressions known positive (from facts ``u > v``); the limit is
-    taken with one symbol of each written through a positive constant, so
-    that ``exp(s_1/T)/(exp(s_1/T) + exp(s_2/T)) -> 1`` as T -> 0+ under
-    ``s_1 > s_2``.
-    ``signs``: receives the declared symbols whose sign the value rests on (:func:`_signs_used`).
-    """
-    if not a.is_finite:
-        side = "-" if a == sympy.oo else "+"
-    gaps = tuple(gaps)
-
-    def one(g, gs):
-        return _limit_with_gaps(g, x, a, side, gs) if gs else _take_limit(g, x, a, side)
-
-    value, used = _cached(_LIMITS, (f, x, a, side, gaps), lambda: _signs_used(one, f, gaps, x))
-    if signs is not None:
-        signs |= used
-    return value
-
-
-def _signs_used(take, f, gaps, x) -> tuple:
-    """``take(f, gaps)``, and the declared symbols whose sign it rests on.
-
-    sympy's ``limit`` reads the signs of the symbols it meets (``exp(-c t) -> 0`` for a positive c) and
-    does not say which: each declared sign is dropped in turn (the symbol made a real of no sign) and
-    the limit taken again; a sign whose loss changes the value or leaves it undecided is one the value
-    rests on, and stays for the next trials (so the signs reported suffice together, and none of them
-    can be dropped alone).
-    """
-    value = take(f, gaps)
-    used = set()
-    signed = sorted((s for s in f.free_symbols.union(*(g.free_symbols for g in gaps))
-                     if s != x and not isinstance(s, Dummy) and has_sign(s)), key=str)
-    for s in signed:
-        twin = Dummy(s.name, real=True, integer=s.is_integer or None)
-        g, gs = f.xreplace({s: twin}), tuple(gp.xreplace({s: twin}) for gp in gaps)
-        try:
-            other = take(g, gs).xreplace({twin: s})
-            same = other == value or (value.is_finite and other.is_finite and sympy.expand(other - value) == 0)
-        except (KernelLimit, ArithmeticError, ValueError, TypeError, AttributeError, NotImplementedError,
-                RecursionError):  # not answered without the sign: it stays (the value above stands)
-            same = False
-        if same:
-            f, gaps = g, gs
-        else:
-            used.add(s)
-    return value, frozenset(used)
-
-
 def has_sign(s) -> bool:
     """Whether a symbol's declaration gives it a sign (positive, nonnegative, negative or nonpositive)."""
     return bool(s.is_positive or s.is_nonnegative or s.is_negative or s.is_nonpositive)
@@ -430,142 +372,6 @@ def signed_real(s) -> bool:
     """A declared real name with a sign (``let c: positive real``): not a dimension, not a bound variable.
     These are the signs attribution reports as uses (a dimension's sign is what makes its ranges non-empty)."""
     return isinstance(s, sympy.Symbol) and not isinstance(s, Dummy) and not s.is_integer and has_sign(s)
-
-
-def _limit_with_gaps(f, x, a, side, gaps):
-    """Write t = (G - r)/c for a gap g = c t + r > 0 (G a positive constant), take the limit, put g back."""
-    back, sub = {}, {}
-    for g0 in gaps:
-        g = sympy.expand(g0.xreplace(sub))  # in the variables left by the earlier gaps
-        # the smaller side's symbol first: s_1 > s_2, s_1 > s_3 give s_2 = s_1 - G, s_3 = s_1 - G'
-        cands = sorted(g.free_symbols | g.atoms(sympy.Indexed),
-                       key=lambda t: (not (sympy.diff(g, t).is_number and sympy.diff(g, t) < 0),
-                                      sympy.default_sort_key(t)))
-        for t in cands:
-            if isinstance(t, sympy.Symbol) and any(isinstance(ix, sympy.Indexed) and t in ix.indices
-                                                   for ix in g.atoms(sympy.Indexed)):
-                continue  # an index, not a value
-            c = sympy.diff(g, t)
-            if not (c.is_number and c != 0):
-                continue
-            if not f.has(t):
-                continue
-            G = Dummy("gap", positive=True)
-            r = sympy.expand(g - c * t)
-            if r.has(t):
-                continue
-            f = f.xreplace({t: (G - r) / c})
-            sub = {k: v.xreplace({t: (G - r) / c}) for k, v in sub.items()}
-            sub[t] = (G - r) / c
-            back[G] = g0
-            break
-    if back:  # exp((G + s_2)/T) = exp(G/T) exp(s_2/T): the common factor cancels before sympy takes the limit
-        try:
-            f = sympy.cancel(sympy.expand(f, power_exp=True))
-        except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
-            pass
-    out = _take_limit(f, x, a, side)
-    return out.xreplace(back)
-
-
-def _take_limit(f, x, a, side):
-    reps = {}
-    if any(x in atom.free_symbols for atom in f.atoms(DSum, sympy.Sum)) and not any(
-            x in atom.free_symbols for atom in f.atoms(E)):
-        return _parts_limit(f, x, a, side)
-    for atom in f.atoms(DSum, E, sympy.Sum):
-        if x in atom.free_symbols:
-            raise KernelLimit("the limit variable occurs inside a sum or an expectation")
-        used: set = set()
-        try:
-            iv = bounds(atom, symbol_domain, used)
-        except KernelLimit:
-            iv = REALS
-        if iv.positive():
-            reps[atom] = Dummy("c", positive=True)
-        elif iv.nonnegative():
-            reps[atom] = Dummy("c", nonnegative=True)
-        else:
-            reps[atom] = Dummy("c", real=True)
-    g = f.xreplace(reps)
-    try:
-        r = _one_limit(g, x, a, side)
-    except (NotImplementedError, ValueError, TypeError) as e:
-        raise KernelLimit(f"sympy could not take this limit ({type(e).__name__})")
-    if r.has(sympy.Limit, sympy.AccumBounds, sympy.nan, sympy.zoo):
-        raise KernelLimit("the limit could not be determined")
-    back = {v: k for k, v in reps.items()}
-    return r.xreplace(back)
-
-
-def _finite(v):
-    if v.has(sympy.oo, -sympy.oo, sympy.zoo, sympy.nan):
-        raise KernelLimit("a part of a limit through a sum is infinite: the parts are not added")
-    return v
-
-
-def _parts_limit(f, x, a, side):
-    """The limit of ``f``, whose limit variable occurs inside a sum, by the algebra of limits: a sum,
-    product or number power of parts with finite limits (a negative or fractional power: of a part whose
-    limit is proved positive or negative), exp of a part, log of a part whose limit is proved positive, and
-    a sum over any range of terms whose limit is finite: for each value of its ends the sum has finitely many
-    terms, so its limit is the sum of theirs (``Σ_{m=1..n} exp(s_m/T) -> Σ_{m=1..n} 1``, which the normaliser
-    counts) as T -> oo).  The summand's limit is taken with its member symbolic, as every other limit here."""
-    if not f.has(x):
-        return f
-    if not any(x in atom.free_symbols for atom in f.atoms(DSum, sympy.Sum)):
-        return _finite(_take_limit(f, x, a, side))  # no sum moves: sympy's limit of this part as a whole
-    if isinstance(f, (DSum, sympy.Sum)):
-        body, lims = (f.args[0], f.args[1]) if isinstance(f, DSum) else (f.function, f.limits)
-        if any(x in lim[1].free_symbols | lim[2].free_symbols for lim in lims):
-            raise KernelLimit("the limit variable occurs in the range of a sum")
-        term = _finite(_take_limit(body, x, a, side))
-        return DSum(term, f.args[1], f.args[2]) if isinstance(f, DSum) else sympy.Sum(term, *lims)
-    if isinstance(f, (Add, Mul)):
-        parts = [_finite(_parts_limit(p, x, a, side)) for p in f.args]
-        return Add(*parts) if isinstance(f, Add) else Mul(*parts)
-    if isinstance(f, Pow) and not f.exp.has(x):
-        b = _finite(_parts_limit(f.base, x, a, side))
-        if not (f.exp.is_Integer and f.exp >= 0):
-            iv = bounds(b, symbol_domain, set())
-            if not (iv.positive() or f.exp.is_Integer and iv.negative()):
-                raise KernelLimit("a power of a part of a limit whose limit is not known to be nonzero")
-        return b ** f.exp
-    if isinstance(f, sympy.exp):
-        return sympy.exp(_finite(_parts_limit(f.args[0], x, a, side)))
-    if isinstance(f, sympy.log):
-        b = _finite(_parts_limit(f.args[0], x, a, side))
-        if not bounds(b, symbol_domain, set()).positive():
-            raise KernelLimit("the log of a part of a limit whose limit is not known to be positive")
-        return sympy.log(b)
-    raise KernelLimit("the limit variable occurs inside a sum, under a function the limit cannot pass")
-
-
-def _fast_limit(g, x, a, side):
-    """``rational_limit`` on one side, or on both (they must agree) for a two-sided limit; None: not decided."""
-    if side != "+-" or not a.is_finite:
-        return rational_limit(g, x, a, side)
-    right, left = rational_limit(g, x, a, "+"), rational_limit(g, x, a, "-")
-    if right is None or left is None or sympy.expand(right - left) != 0:
-        return None
-    return right
-
-
-def _one_limit(g, x, a, side):
-    fast = _fast_limit(g, x, a, side)
-    if fast is not None:
-        return fast
-    if side != "+-" or not a.is_finite:
-        return sympy.limit(g, x, a, side if a.is_finite else "+")
-    right, left = sympy.limit(g, x, a, "+"), sympy.limit(g, x, a, "-")
-    for r in (right, left):
-        if r.has(sympy.Limit, sympy.AccumBounds, sympy.nan, sympy.zoo):
-            raise KernelLimit("the limit could not be determined")
-    if right != left:
-        if (right - left).equals(0) is not True:
-            raise KernelLimit(f"the one-sided limits differ (from the left {left}, from the right {right}): "
-                              "the two-sided limit does not exist")
-    return right
 
 
 def extremum(f, x, a, b, kind: str):

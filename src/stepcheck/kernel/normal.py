@@ -32,7 +32,7 @@ import sympy
 from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Limit, Mul, Pow, Product,
                    Sum, Symbol, Tuple)
 
-from . import calculus
+from . import calculus, limits
 from ..terms.facts import Deadline, Decls, IndepFact, KernelLimit, Limits
 from .independence import Independence, _within
 from .closed_forms import power_sum
@@ -259,8 +259,13 @@ class Normalizer(Independence):
             self.trace.rules.add("calculus")
             f, var, pt, side = x.args
             body = self.expr(f)
-            gaps = tuple(g for g in self.gaps if g.free_symbols & body.free_symbols and var not in g.free_symbols)
-            value = calculus.take_limit(body, var, self.expr(pt), str(side), gaps, self.trace.signs)
+            # gaps: u - v of facts u > v; a member fact (sympy Tuple: template, index, range, declared index) also
+            # holds at the link's own free index of that name (the same declared range)
+            member = tuple(g for g in self.gaps if isinstance(g, Tuple) and var not in g.args[0].free_symbols)
+            plain = [g for g in self.gaps if not isinstance(g, Tuple)] + [
+                g.args[0].xreplace({g.args[1]: g.args[4]}) for g in member if g.args[4] in body.free_symbols]
+            gaps = tuple(g for g in plain if g.free_symbols & body.free_symbols and var not in g.free_symbols)
+            value = limits.take_limit(body, var, self.expr(pt), str(side), gaps, self.trace.signs, member)
             # a limit through a sum leaves sums of limits: one of a constant is counted here (Σ_{m ≠ i} 1 = n - 1)
             count = {d: self.sum_atom(d.args[0], tuple(tuple(b) for b in d.args[1])) for d in value.atoms(DSum)
                      if not d.args[0].free_symbols & {b[0] for b in d.args[1]}}

@@ -21,6 +21,7 @@ from sympy import Indexed, Integer
 from .calculus import sign_proof
 from .tangent import exp_margin_proof, tangent_proof
 from .termwise import termwise_proof
+from .limits import limit_gap
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import UNROLL, UNROLL_FIRST, Normalizer, RuleSet, Term, Trace, _expand
 from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
@@ -104,15 +105,6 @@ def _solved(polys: tuple) -> dict:
     return out
 
 
-def _gap(f):
-    """``u - v`` for a fact ``u > v`` (or ``v < u``) without free indices and without moments, else None."""
-    if not isinstance(f, IneqFact) or f.free or f.rel not in (">", "<"):
-        return None
-    g = as_expr(f.lhs) - as_expr(f.rhs)
-    g = g if f.rel == ">" else -g
-    return None if g.has(E, DSum, sympy.Sum) else g
-
-
 def free_indices(exprs, decls: Decls) -> list:
     """The declared index symbols free in ``exprs``.  sympy counts a derivative's variable as bound
     (``Derivative(exp(s_m), s_j)`` has no free j), but ``∂/∂s_j`` is a function of j: its index is free."""
@@ -178,7 +170,7 @@ class LinkProver:
         nz.sum_cache = self._sum_cache
         nz.surely = surely_rules(eqs, self.decls)
         nz.present = frozenset(self._index_values(l - r, nz, ())[1])
-        nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := _gap(f)) is not None)
+        nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := limit_gap(f, self.decls)) is not None)
         ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
         nz.domain = domain = refined_domain(ineqs)
         try:

@@ -2,7 +2,7 @@
 
 Most limits of the articles (softmax saturation, temperature) are rational
 functions of exponentials; :func:`rational_limit` reads them off the dominant
-monomials, and :func:`.calculus.take_limit` asks sympy's ``limit`` only for
+monomials, and :func:`.limits.take_limit` asks sympy's ``limit`` only for
 the other shapes.  See docs/kernel.md, "Limits and extrema".
 """
 from __future__ import annotations
