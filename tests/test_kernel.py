@@ -1076,6 +1076,6 @@ def test_polynomial_rings_kept_alive_are_bounded():
     ("sum(u=1..n, exp(l_u)) > 0", "fails"),            # n = 0
     ("sum(u=3..K, exp(l_u)) > 0", "fails"),            # K = 1
 ])
-def test_a_sum_of_positive_terms_over_a_range_with_a_member_is_positive(step, status):
+def test_a_normalised_sum_of_positive_terms_is_enclosed_in_the_positive_reals(step, status):
     text = f"let n: integer\nlet K: positive integer\nreal l_u for u in 1..K\nstep s: {step}\n"
     assert _last_status(text) == status, step
