@@ -1079,3 +1079,17 @@ def test_polynomial_rings_kept_alive_are_bounded():
 def test_a_normalised_sum_of_positive_terms_is_enclosed_in_the_positive_reals(step, status):
     text = f"let n: integer\nlet K: positive integer\nreal l_u for u in 1..K\nstep s: {step}\n"
     assert _last_status(text) == status, step
+
+
+@pytest.mark.parametrize("step, status", [
+    # a margin that is nonnegative terms (E[g]^2) beside the mean of a signed function (1 - E[g^2])
+    ("Var(tanh(U)) <= 1", "holds"),
+    ("Var(tanh(U)) < 1", "holds"),                          # tanh^2 < 1 on every outcome
+    ("Var(1/(1 + exp(-U))) <= 1", "holds"),
+    ("Var(tanh(U)) <= 1/2", "fails"),                       # U = -1 or 1
+    ("Var(tanh(U)) <= 99/100", "not holds"),                # U = -3 or 3: 0.990...
+    ("Var(U) <= 1", "fails"),                               # U is not bounded
+])
+def test_a_variance_of_a_bounded_function(step, status):
+    link = _last_link(f"random U\nstep s: {step}\n")
+    assert _meets(link.status, status), step

@@ -256,6 +256,20 @@ def mean_of_signed(d, strict: bool) -> bool:
     return g is not None and not g.has(DSum) and not g.is_number and _sign_everywhere(g, strict)
 
 
+def mean_of_signed_beside_squares(d, strict: bool, domain) -> tuple[bool, set]:
+    """``d = P + R`` with every term of P nonnegative by the interval evaluator (``E[X]^2``, a square) and R
+    a mean of a signed function (:func:`mean_of_signed`): ``d >= R >= 0`` (``> 0`` when R is), so
+    ``Var(tanh(X)) <= 1``, whose margin is ``E[tanh(X)]^2 + (1 - E[tanh(X)^2])``.  (proved, signs used)."""
+    keep, rest, used = [], [], set()
+    for t in sympy.Add.make_args(sympy.expand(d)):
+        try:  # a number stays with the mean (1 - E[g^2] is the mean of 1 - g^2)
+            (keep if not t.is_number and interval_of(t, domain, used).nonnegative() else rest).append(t)
+        except KernelLimit:
+            rest.append(t)
+    ok = bool(keep) and bool(rest) and mean_of_signed(sympy.Add(*rest), strict)
+    return ok, used if ok else set()
+
+
 #: for ``d REL 0`` (d a mean E[G]): the sign of G on every outcome that breaks it, as (-G or G, strict)
 _BREAKS = {">": [(-1, False)], ">=": [(-1, True)], "<": [(1, False)], "<=": [(1, True)], "=": [(1, True), (-1, True)]}
 

@@ -31,7 +31,7 @@ from .surely import surely_rules
 from .cases import all_cases as _all_cases, cases_slack, extremum_cases
 from .groups import set_partitions
 from .quadratic import psd_form
-from .contradictions import mean_of_signed
+from .contradictions import mean_of_signed, mean_of_signed_beside_squares
 from .elementary import composite_power, elementary
 
 
@@ -188,6 +188,7 @@ class LinkProver:
                  lambda: self._by_extremum(g, strict, domain),
                  # Var(X - Y) as 2 Var(X) + 2 Var(Y) - Var(X + Y); E[max(X, 0)] >= 0: a mean of a sign
                  lambda: (bool(psd_form(g) and rel in ("<=", ">=") or mean_of_signed(g, strict)), set()),
+                 lambda: mean_of_signed_beside_squares(g, strict, domain),  # Var(tanh(X)) <= 1
                  lambda: self._by_equation(nz, g, strict, eqs, domain) if eqs else (False, set()),
                  # exp(x) >= 1 + x, log(c) <= c - 1: tangent lines; log(Σ exp(z)) >= z_a through exp
                  lambda: tangent_proof(g, strict, domain, self.decls.is_rv), lambda: exp_margin_proof(g, strict, domain),
