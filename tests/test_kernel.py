@@ -1089,7 +1089,11 @@ def test_a_normalised_sum_of_positive_terms_is_enclosed_in_the_positive_reals(st
     ("Var(tanh(U)) <= 1/2", "fails"),                       # U = -1 or 1
     ("Var(tanh(U)) <= 99/100", "not holds"),                # U = -3 or 3: 0.990...
     ("Var(U) <= 1", "fails"),                               # U is not bounded
+    ("Var(c tanh(U)) <= c^2", "holds"),                     # a common factor of proved sign
+    ("Var(w tanh(U)) <= w^2", "holds"),
+    ("Var(w tanh(U)) < w^2", "not holds"),                  # w = 0
+    ("Var(c tanh(U)) <= c", "not holds"),                   # c = 2, U = -3 or 3
 ])
 def test_a_variance_of_a_bounded_function(step, status):
-    link = _last_link(f"random U\nstep s: {step}\n")
+    link = _last_link(f"random U\nlet c: positive real\nlet w: real\nstep s: {step}\n")
     assert _meets(link.status, status), step

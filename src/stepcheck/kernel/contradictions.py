@@ -262,12 +262,30 @@ def mean_of_signed_beside_squares(d, strict: bool, domain) -> tuple[bool, set]:
     ``Var(tanh(X)) <= 1``, whose margin is ``E[tanh(X)]^2 + (1 - E[tanh(X)^2])``.  (proved, signs used)."""
     keep, rest, used = [], [], set()
     for t in sympy.Add.make_args(sympy.expand(d)):
-        try:  # a number stays with the mean (1 - E[g^2] is the mean of 1 - g^2)
-            (keep if not t.is_number and interval_of(t, domain, used).nonnegative() else rest).append(t)
+        try:  # a term without a mean stays with the mean (1 - E[g^2] is the mean of 1 - g^2)
+            (keep if t.has(E) and interval_of(t, domain, used).nonnegative() else rest).append(t)
         except KernelLimit:
             rest.append(t)
-    ok = bool(keep) and bool(rest) and mean_of_signed(sympy.Add(*rest), strict)
+    r = sympy.Add(*rest)
+    ok = bool(rest) and (bool(keep) and mean_of_signed(r, strict) or _scaled_mean(r, strict, domain, used))
     return ok, used if ok else set()
+
+
+def _scaled_mean(r, strict: bool, domain, used: set) -> bool:
+    """``r = k R`` with k a common factor of proved sign (``c^2`` in ``c^2 - c^2 E[tanh(X)^2]``) and R a mean
+    of a signed function (of the sign k leaves)."""
+    k, rest = sympy.factor_terms(r).as_independent(E, as_Add=False)
+    if k.is_number or not rest.has(E):
+        return False
+    try:
+        iv = interval_of(k, domain, used)
+    except KernelLimit:
+        return False
+    if iv.positive() or (iv.nonnegative() and not strict):
+        return mean_of_signed(rest, strict)
+    if iv.negative() or (iv.nonpositive() and not strict):
+        return mean_of_signed(-rest, strict)
+    return False
 
 
 #: for ``d REL 0`` (d a mean E[G]): the sign of G on every outcome that breaks it, as (-G or G, strict)
