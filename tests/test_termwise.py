@@ -66,3 +66,27 @@ def test_a_count_joins_a_sum_only_over_a_range_that_is_not_reversed():
     d = sympy.Symbol("d", integer=True, positive=True)
     t = DSum(v[b] ** 2 - 2 * v[b], sympy.Tuple(sympy.Tuple(b, 1, d)), sympy.Tuple())
     assert termwise_proof(t + d, False, symbol_domain)[0]
+
+
+SOFTMAX = ("let K: positive integer\nlet u: index 1..K\nreal l_u for u in 1..K\nrandom q_u for u in 1..K\n"
+           "let T: positive real\ndefine pr_u = exp(l_u / T) / sum(w=1..K, exp(l_w / T))\n")
+
+
+@pytest.mark.parametrize("claim, status", [
+    # a softmax-weighted mean lies between the smallest and the largest logit (over the sum's denominator)
+    ("sum(v=1..K, pr_v * l_v) <= max(l)", "holds"),
+    ("sum(v=1..K, pr_v * l_v) >= min(l)", "holds"),
+    ("sum(v=1..K, l_v) <= K max(l)", "holds"),
+    ("sum(v=1..K, pr_v * l_v) < max(l)", "fails"),           # K = 1
+    ("sum(v=1..K, pr_v * l_v) <= min(l)", "fails"),
+    ("sum(v=1..K, l_v) <= max(l)", "fails"),
+    ("sum(v=1..K, q_v) <= K max(q)", "not by this rule"),   # a random family: max(q) - q_v is no number
+])
+def test_members_below_their_max(claim, status):
+    (link,) = check_text(SOFTMAX + f"step t: {claim}\n", "t.step").steps[0].links
+    if status == "not by this rule":
+        assert link.status != "fails" and "termwise" not in (link.rules or []), (claim, link.status)
+        return
+    assert link.status == status, (claim, link.status)
+    if status == "holds":
+        assert "termwise" in link.rules

@@ -192,7 +192,7 @@ class LinkProver:
                  lambda: self._by_equation(nz, g, strict, eqs, domain) if eqs else (False, set()),
                  # exp(x) >= 1 + x, log(c) <= c - 1: tangent lines; log(Σ exp(z)) >= z_a through exp
                  lambda: tangent_proof(g, strict, domain, self.decls.is_rv), lambda: exp_margin_proof(g, strict, domain),
-                 lambda: termwise_proof(g, strict, domain))  # sums merged, |Σ a| <= Σ |a| (kernel/termwise.py)
+                 lambda: termwise_proof(g, strict, domain, self.decls.random_families))  # kernel/termwise.py
         for attempt in tries:
             ok, signs = attempt()
             if ok:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sympy
 from sympy import Add, Dummy, Mul
 
-from ..terms.objects import DSum
+from ..terms.objects import DSum, FamilyExtremum
 from .calculus import sign_proof
 
 MAX_SUMS = 8  # sums in one margin merged or rewritten
@@ -82,10 +82,22 @@ def _sum_abs(g) -> list:
                    and isinstance(merge_sums(x.args[0]), DSum))
 
 
-def termwise_proof(g, strict: bool, domain) -> tuple[bool, set]:
-    """``g > 0`` (strict) or ``g >= 0`` with its sums merged, after the triangle inequality; (proved, signs)."""
+def termwise_proof(g, strict: bool, domain, random_families=frozenset()) -> tuple[bool, set]:
+    """``g > 0`` (strict) or ``g >= 0`` with its sums merged, after the triangle inequality; (proved, signs).
+    A margin over a denominator holding sums (``max(l) - Σ p_v l_v`` for a softmax p) is its numerator
+    where the denominator's sign is proved."""
     if len(g.atoms(DSum)) > MAX_SUMS or not g.has(DSum):
         return False, set()
+    num, den = sympy.fraction(sympy.together(g))
+    if den.has(DSum) and sympy.count_ops(num) <= 200:
+        ok, dsigns = sign_proof(den, True, domain)
+        if ok:  # den > 0: g has the sign of num
+            ok, signs = _termwise(num, strict, domain, random_families)
+            return (True, signs | set(dsigns)) if ok else (False, set())
+    return _termwise(g, strict, domain, random_families)
+
+
+def _termwise(g, strict, domain, random_families) -> tuple[bool, set]:
     gaps, sub = set(), {}
     for x in _sum_abs(g):
         s = merge_sums(x.args[0])
@@ -95,11 +107,34 @@ def termwise_proof(g, strict: bool, domain) -> tuple[bool, set]:
     h = merge_sums(g.xreplace(sub) if sub else g)
     if h == g:
         return False, set()
-    for form in (h, _inner_triangles(h, gaps)):
+    for form in (h, _inner_triangles(h, gaps), _members_below_max(h, gaps, random_families)):
         ok, signs = sign_proof(form, strict, domain)
         if ok:
             return True, set(signs) - gaps
     return False, set()
+
+
+def _members_below_max(h, gaps: set, random_families):
+    """``h`` with ``max(s)`` (``min(s)``) in a summand over members ``s_b`` of that same range written
+    ``s_b + G`` (``s_b - G``), G ≥ 0: every member of the range is at most its max.  Deterministic families
+    only (for a random family max(q) - q_b is a random variable, not one number per member)."""
+    sub = {}
+    for x in h.atoms(DSum):
+        if len(x.args[1]) != 1:
+            continue
+        b, lo, hi = x.args[1][0]
+        body, rew = x.args[0], {}
+        for e in body.atoms(FamilyExtremum):
+            base, elo, ehi = e.args[0], e.args[1], e.args[2]
+            if e.kind not in ("max", "min") or e.family in random_families or base[b] not in body.atoms(sympy.Indexed) \
+                    or not (sympy.expand(lo - elo).is_nonnegative and sympy.expand(ehi - hi).is_nonnegative):
+                continue
+            G = Dummy("gap", nonnegative=True)
+            gaps.add(G)
+            rew[e] = base[b] + G if e.kind == "max" else base[b] - G
+        if rew:
+            sub[x] = DSum(_summand(body.xreplace(rew)), x.args[1], x.args[2])
+    return h.xreplace(sub) if sub else h
 
 
 def _inner_triangles(h, gaps: set):
