@@ -8,6 +8,8 @@
 """
 from __future__ import annotations
 
+import zlib
+
 import sympy
 from sympy import Add, Dummy, Mul, Pow
 
@@ -337,5 +339,6 @@ def limit_gap(f, decls):
         return None
     if not f.free:
         return g
-    j = sympy.Dummy("j", integer=True)
+    # one fresh index per declared index, the same in every attempt (the prover's caches are keyed on the gaps)
+    j = sympy.Dummy(f"j_{f.free[0].name}", integer=True, dummy_index=zlib.crc32(f.free[0].name.encode()))
     return sympy.Tuple(g.xreplace({f.free[0]: j}), j, *decls.index_ranges[f.free[0]], f.free[0])
