@@ -118,37 +118,41 @@ def _members_below_max(h, gaps: set, random_families):
     """``h`` with ``max(s)`` (``min(s)``) in a summand over members ``s_b`` of that same range written
     ``s_b + G`` (``s_b - G``), G ≥ 0: every member of the range is at most its max.  Deterministic families
     only (for a random family max(q) - q_b is a random variable, not one number per member)."""
-    sub = {}
-    for x in h.atoms(DSum):
+    def rewrite(x, gap):
         if len(x.args[1]) != 1:
-            continue
+            return {}
         b, lo, hi = x.args[1][0]
         body, rew = x.args[0], {}
         for e in body.atoms(FamilyExtremum):
             base, elo, ehi = e.args[0], e.args[1], e.args[2]
-            if e.kind not in ("max", "min") or e.family in random_families or base[b] not in body.atoms(sympy.Indexed) \
-                    or not (sympy.expand(lo - elo).is_nonnegative and sympy.expand(ehi - hi).is_nonnegative):
-                continue
-            G = Dummy("gap", nonnegative=True)
-            gaps.add(G)
-            rew[e] = base[b] + G if e.kind == "max" else base[b] - G
-        if rew:
-            sub[x] = DSum(_summand(body.xreplace(rew)), x.args[1], x.args[2])
-    return h.xreplace(sub) if sub else h
+            if e.kind in ("max", "min") and e.family not in random_families and base[b] in body.atoms(sympy.Indexed) \
+                    and sympy.expand(lo - elo).is_nonnegative and sympy.expand(ehi - hi).is_nonnegative:
+                rew[e] = base[b] + gap() if e.kind == "max" else base[b] - gap()
+        return rew
+    return _rewrite_summands(h, gaps, rewrite)
 
 
 def _inner_triangles(h, gaps: set):
     """``h`` with each |a + b + ...| of a summand (reached through +, * and ^) written |a| + |b| + ... - G,
     with G ≥ 0: the summand's sign is proved for every G ≥ 0, so for each member's own gap
     (``|3 v_m - u_m| ≤ 3 |v_m| + |u_m|``)."""
+    def rewrite(x, gap):
+        return {a: Add(*[sympy.Abs(t) for t in a.args[0].args]) - gap()
+                for a in reached(x.args[0], lambda y: isinstance(y, sympy.Abs) and isinstance(y.args[0], Add))}
+    return _rewrite_summands(h, gaps, rewrite)
+
+
+def _rewrite_summands(h, gaps: set, rewrite):
+    """``h`` with each sum's summand rewritten by ``rewrite(sum, gap)`` ({old: new}; ``gap()`` is a fresh
+    G ≥ 0, recorded in ``gaps``): a sign proved for every G ≥ 0 holds for each member's own gap."""
+    def gap():
+        G = Dummy("gap", nonnegative=True)
+        gaps.add(G)
+        return G
+
     sub = {}
     for x in h.atoms(DSum):
-        body = x.args[0]
-        rew = {}
-        for a in reached(body, lambda y: isinstance(y, sympy.Abs) and isinstance(y.args[0], Add)):
-            G = Dummy("gap", nonnegative=True)
-            gaps.add(G)
-            rew[a] = Add(*[sympy.Abs(t) for t in a.args[0].args]) - G
+        rew = rewrite(x, gap)
         if rew:
-            sub[x] = DSum(_summand(body.xreplace(rew)), x.args[1], x.args[2])
+            sub[x] = DSum(_summand(x.args[0].xreplace(rew)), x.args[1], x.args[2])
     return h.xreplace(sub) if sub else h
