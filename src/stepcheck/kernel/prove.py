@@ -31,6 +31,7 @@ from .surely import surely_rules
 from .cases import all_cases as _all_cases, cases_slack, extremum_cases
 from .groups import set_partitions
 from .quadratic import psd_form
+from .bounded import bounded_proof
 from .contradictions import mean_of_signed, mean_of_signed_beside_squares
 from .elementary import composite_power, elementary
 
@@ -129,6 +130,7 @@ class LinkProver:
         self._inst_cache: dict = {}
         self._twin_provers: dict = {}  # frozenset of (symbol, its signed twin) -> LinkProver (_twin_prover)
         self._sum_cache: dict = {}  # Normalizer.sum_cache, shared by every attempt (decls are fixed)
+        self._bounded_provers: dict = {}  # deterministic labels -> the prover of pointwise links (bounded.py)
         self._terms_cache: dict = {}  # one side's terms per index world and independence facts (side_terms)
 
     # ---------------------------------------------------------------- one attempt
@@ -637,6 +639,8 @@ class LinkProver:
             p = self._split(signs, lhs, rhs, candidates, rel, deadline, ranges, unroll)
             if p.holds or p.inconsistent:
                 return p
+        if not a.holds and (p := bounded_proof(self, lhs, rhs, candidates, rel, deadline, ranges, unroll)):
+            return p  # Var(Σ_j v_j tanh(U_j)) <= (Σ_j |v_j|)^2 from the bound on every outcome (kernel/bounded.py)
         if not a.holds:
             what = "difference of the two sides does not reduce to 0" if rel == "=" else \
                 "sign of the difference could not be established"

@@ -1,0 +1,129 @@
+"""Means of surely bounded quantities (rule ``bounded``).
+
+Expectation is monotone: where ``g <= R`` on every outcome, ``E[g] <= R``; and
+``Var(Y) = E[Y^2] - E[Y]^2 <= E[Y^2]``.  So a bound on a mean, a variance or a
+standard deviation by a deterministic ``R`` follows from a bound that holds
+*pointwise*, for every value the random variables can take:
+
+* ``E[g] <= R``  from  ``g <= R``          (``>=`` likewise, ``E[g] >= L`` from ``g >= L``);
+* ``Var(Y) <= R`` and ``E[Y^2] <= R``  from  ``Y^2 <= R``, or, where ``R = b^2``, from ``|Y| <= b``;
+* ``SD(Y) <= R``  from  ``|Y| <= R``;
+
+strict from strict (the mean of a quantity positive on every outcome is
+positive).  The pointwise bound also makes the mean exist (``g`` is bounded
+above, so ``E[g]`` is a number or ``-oo``, below ``R`` either way).
+
+The pointwise link is a deterministic one: every random variable (``X``, a
+member ``U_j`` of a random family) is written as a fresh real of no sign
+(``X'``, ``U'_j``: a prime no user name can hold), and it is proved by the
+kernel from the facts that mention no random variable and no mean (a fact
+about ``X``'s law says nothing about one value of ``X``).  A proof for every
+real value is a proof for every outcome, whatever the laws.  Not tried where
+``g`` holds a mean, a probability, a limit or a derivative (their value is not
+the outcome's), nor where ``R`` is random.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import sympy
+from sympy import Abs, Indexed, IndexedBase, Pow, Symbol
+
+from ..terms.facts import Decls, EqFact, IneqFact
+from ..terms.objects import SD, Cov, DSum, E, Var, as_expr
+from ..terms.probability import Prob
+from .normal import RuleSet
+
+_OPAQUE = (E, Var, Cov, SD, Prob, DSum, sympy.Limit, sympy.Derivative, sympy.Integral)
+_FLIP = {">": "<", ">=": "<="}
+
+
+def _deterministic(x, decls: Decls) -> bool:
+    return not x.has(*_OPAQUE) and not any(decls.is_rv(a) for a in x.atoms(Symbol, Indexed))
+
+
+def outcome(decls: Decls) -> Decls:
+    """The declarations with the fresh families (``U'`` for a random family ``U``) over their ranges."""
+    ranges = dict(decls.family_ranges)
+    for name in decls.random_families:
+        if name in decls.family_ranges:
+            ranges[f"{name}'"] = decls.family_ranges[name]
+    return dataclasses.replace(decls, family_ranges=ranges)
+
+
+def _written(g, decls: Decls):
+    """``g`` on one outcome: each random variable (a symbol, a member of a random family) replaced by its
+    fresh real, named with a prime."""
+    reps = {a: Symbol(f"{a.name}'", real=True) for a in g.free_symbols if a in decls.random_symbols}
+    for a in g.atoms(IndexedBase):  # the base of each member, and of max(U) over the family
+        if a.label.name in decls.random_families:
+            reps[a] = IndexedBase(f"{a.label.name}'", real=True)
+    return g.xreplace(reps)
+
+
+def pointwise_goals(lhs, rhs, rel: str, decls: Decls) -> list:
+    """The pointwise links, deterministic, any one of which proves ``lhs REL rhs`` (rule ``bounded``):
+    [(left, right, relation)], each to be proved ``left REL right`` for every real value of the fresh
+    variables.  Empty where the rule does not apply."""
+    lhs, rhs = as_expr(lhs), as_expr(rhs)
+    if rel in _FLIP:
+        lhs, rhs, rel = rhs, lhs, _FLIP[rel]
+    if rel not in ("<", "<="):
+        return []
+    goals = []
+    if isinstance(lhs, (E, Var, SD)) and _deterministic(rhs, decls):  # an upper bound on a mean
+        inner = lhs.args[0]
+        if inner.has(*_OPAQUE) or _deterministic(inner, decls):
+            return []
+        y = _written(inner, decls)
+        if isinstance(lhs, SD):
+            goals.append((Abs(y), rhs))
+        else:
+            g = y ** 2 if isinstance(lhs, Var) else y
+            if isinstance(g, Pow) and g.exp == 2 and isinstance(rhs, Pow) and rhs.exp == 2:
+                goals.append((Abs(g.base), rhs.base))  # |Y| <= b gives Y^2 <= b^2
+            elif isinstance(g, Pow) and g.exp == 2 and rhs.is_number and rhs.is_nonnegative:
+                goals.append((Abs(g.base), sympy.sqrt(rhs)))  # |Y| <= 3 gives Y^2 <= 9
+            goals.append((g, rhs))
+    if isinstance(rhs, E) and _deterministic(lhs, decls):  # a lower bound on a mean
+        inner = rhs.args[0]
+        if not (inner.has(*_OPAQUE) or _deterministic(inner, decls)):
+            goals.append((lhs, _written(inner, decls)))
+    # every random variable written: a goal still holding one (a form this reading misses) is no goal
+    return [(a, b, rel) for a, b in goals if _deterministic(a, decls) and _deterministic(b, decls)]
+
+
+def deterministic_labels(facts: dict, labels, decls: Decls) -> list:
+    """The labels among ``labels`` whose facts are all equations or inequalities without a random variable
+    or a mean: true on every outcome, so usable in a pointwise proof."""
+    out = []
+    for lab in labels:
+        fs = facts.get(lab, [])
+        if fs and all(isinstance(f, (EqFact, IneqFact)) and _deterministic(as_expr(f.lhs), decls)
+                      and _deterministic(as_expr(f.rhs), decls) for f in fs):
+            out.append(lab)
+    return out
+
+
+def bounded_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unroll):
+    """A proof of ``lhs REL rhs`` by rule ``bounded`` (a pointwise link proved by a prover of its own over the
+    deterministic facts among ``candidates``), or None.  The proof lists every candidate, as a proof of the
+    link itself does: attribution drops the ones it does not need."""
+    goals = pointwise_goals(lhs, rhs, rel, prover.decls)
+    if not goals:
+        return None
+    labels = deterministic_labels(prover.facts, candidates, prover.decls)
+    key = tuple(labels)
+    sub = prover._bounded_provers.get(key)
+    if sub is None:
+        sub = prover._bounded_provers[key] = type(prover)(outcome(prover.decls), {lab: prover.facts[lab] for lab in labels},
+                                                          prover.limits)
+    for a, b, r in goals:
+        if deadline.remaining() <= 0:
+            return None
+        p = sub.prove_link(a, b, labels, r, deadline, ranges, unroll)
+        if p.holds:
+            rules = RuleSet(p.rules)
+            rules.add("bounded")
+            return dataclasses.replace(p, used=list(candidates), rules=sorted(rules))
+    return None
