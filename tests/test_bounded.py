@@ -12,7 +12,7 @@ import sympy
 from stepcheck.checker import check_text
 from stepcheck.kernel.bounded import deterministic_labels, pointwise_goals
 from stepcheck.terms.facts import Decls, EqFact, IneqFact
-from stepcheck.terms.objects import E, Var
+from stepcheck.terms.objects import E, FamilyExtremum, Var
 
 DECLS = ("let n: positive integer\nlet k: index 1..n\nreal w_k for k in 1..n\nrandom Z_k for k in 1..n\n"
          "random X, Y\nlet a, b: real\n")
@@ -58,6 +58,12 @@ TRUE = [
      lambda law, w: _var(lambda *z: mpmath.tanh(z[3]) + mpmath.tanh(z[4]), law), lambda law, w: 5),
     ("SD(tanh(X) - tanh(Y)) <= 2",
      lambda law, w: mpmath.sqrt(_var(lambda *z: mpmath.tanh(z[3]) - mpmath.tanh(z[4]), law)), lambda law, w: 2),
+    ("E[sum(k=1..n, w_k tanh(Z_k))] <= sum(k=1..n, |w_k|)",  # through g <= |g|
+     lambda law, w: _mean(lambda *z: sum(wi * mpmath.tanh(zi) for wi, zi in zip(w, z[:3])), law),
+     lambda law, w: sum(abs(wi) for wi in w)),
+    ("-sum(k=1..n, |w_k|) <= E[sum(k=1..n, w_k tanh(Z_k))]",  # a lower bound, through -|g| <= g
+     lambda law, w: -sum(abs(wi) for wi in w),
+     lambda law, w: _mean(lambda *z: sum(wi * mpmath.tanh(zi) for wi, zi in zip(w, z[:3])), law)),
     ("Var(sum(k=1..n, tanh(Z_k))) <= n^2",
      lambda law, w: _var(lambda *z: sum(mpmath.tanh(zi) for zi in z[:3]), law), lambda law, w: 9),
 ]
@@ -86,6 +92,12 @@ def test_false_near_misses_fail(claim, witness):
     link = _link(claim)
     assert link.status == "fails", (claim, link.status)
     assert link.counterexample.startswith(witness) and link.decided_by == "re-checked witness"
+
+
+def test_a_strict_bound_is_not_read_from_a_weak_one():
+    # -Σ|w_k| <= g on every outcome, with equality at w = 0: the strict bound is false there
+    link = _link("E[sum(k=1..n, w_k tanh(Z_k))] > -sum(k=1..n, |w_k|)")
+    assert link.status != "holds"
 
 
 def test_a_fact_about_a_random_variable_is_not_used_on_one_outcome():
@@ -139,6 +151,8 @@ def test_the_goals_write_every_random_variable_as_a_fresh_real():
     (Var(sympy.tanh(X)), sympy.Integer(1), "="),  # an equation
     (Var(sympy.tanh(X)), sympy.Integer(1), ">="),  # a lower bound on a variance
     (Var(c), sympy.Integer(1), "<="),  # nothing random
+    (E(sympy.tanh(X)), FamilyExtremum(Z, 1, 3, sympy.core.symbol.Str("max")), "<="),  # max of a random family: random
+    (E(sympy.tanh(X)), Z[1], "<="),  # a member of a random family
 ])
 def test_no_goal_where_the_rule_does_not_apply(lhs, rhs, rel):
     assert pointwise_goals(lhs, rhs, rel, DEC) == []

@@ -39,7 +39,10 @@ _FLIP = {">": "<", ">=": "<="}
 
 
 def _deterministic(x, decls: Decls) -> bool:
-    return not x.has(*_OPAQUE) and not any(decls.is_rv(a) for a in x.atoms(Symbol, Indexed))
+    """No mean, probability, limit or derivative, and no random variable: neither a random symbol, nor a
+    member of a random family, nor the family itself (``max(U)`` of a random family ``U``)."""
+    return not x.has(*_OPAQUE) and not any(decls.is_rv(a) for a in x.atoms(Symbol, Indexed)) and \
+        not any(b.label.name in decls.random_families for b in x.atoms(IndexedBase))
 
 
 def outcome(decls: Decls) -> Decls:
@@ -85,10 +88,13 @@ def pointwise_goals(lhs, rhs, rel: str, decls: Decls) -> list:
             elif isinstance(g, Pow) and g.exp == 2 and rhs.is_number and rhs.is_nonnegative:
                 goals.append((Abs(g.base), sympy.sqrt(rhs)))  # |Y| <= 3 gives Y^2 <= 9
             goals.append((g, rhs))
+            if isinstance(lhs, E):
+                goals.append((Abs(g), rhs))  # g <= |g|: Σ_k w_k tanh(z_k) <= Σ_k |w_k| by the triangle inequality
     if isinstance(rhs, E) and _deterministic(lhs, decls):  # a lower bound on a mean
         inner = rhs.args[0]
         if not (inner.has(*_OPAQUE) or _deterministic(inner, decls)):
-            goals.append((lhs, _written(inner, decls)))
+            g = _written(inner, decls)
+            goals += [(lhs, g), (Abs(g), -lhs)]  # -|g| <= g
     # every random variable written: a goal still holding one (a form this reading misses) is no goal
     return [(a, b, rel) for a, b in goals if _deterministic(a, decls) and _deterministic(b, decls)]
 
