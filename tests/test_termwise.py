@@ -90,3 +90,33 @@ def test_members_below_their_max(claim, status):
     assert link.status == status, (claim, link.status)
     if status == "holds":
         assert "termwise" in link.rules
+
+
+@pytest.mark.parametrize("claim, status", [
+    # a power of a sum of nonnegative terms is at least the sum of their powers
+    ("sum(v=1..K, pr_v^2) <= 1", "holds"),                    # a softmax's collision probability
+    ("1/(sum(v=1..K, exp(l_v)))^2 <= 1/sum(v=1..K, exp(2 l_v))", "holds"),
+    # the normal form expands these (diagonal + off-diagonal of nonnegative terms): held without the rule
+    ("(sum(v=1..K, exp(l_v)))^2 >= sum(v=1..K, exp(2 l_v))", "holds by any rule"),
+    ("(sum(v=1..K, |l_v|))^3 >= sum(v=1..K, |l_v|^3)", "holds by any rule"),
+    ("sum(v=1..K, pr_v^2) < 1", "fails"),                     # K = 1: equality
+    ("(sum(v=1..K, l_v))^2 >= sum(v=1..K, l_v^2)", "fails"),   # l = (1, -1): terms of no sign
+    ("(sum(v=1..K, |l_v|))^2 >= 2 sum(v=1..K, l_v^2)", "fails"),
+])
+def test_powers_of_sums_of_nonnegative_terms(claim, status):
+    (link,) = check_text(SOFTMAX + f"step t: {claim}\n", "t.step").steps[0].links
+    assert link.status == status.split()[0], (claim, link.status)
+    if status == "holds":
+        assert "termwise" in link.rules
+
+
+def test_an_odd_power_of_a_sum_over_a_range_that_may_be_reversed_is_not_bounded():
+    b = canon_bound(1)
+    n = sympy.Symbol("n", integer=True)  # of no sign: 1..n may be reversed
+    v = sympy.IndexedBase("v", real=True)
+    s = DSum(sympy.Abs(v[b]), sympy.Tuple(sympy.Tuple(b, 1, n)), sympy.Tuple())
+    cubes = DSum(sympy.Abs(v[b]) ** 3, sympy.Tuple(sympy.Tuple(b, 1, n)), sympy.Tuple())
+    assert not termwise_proof(s ** 3 - cubes, False, symbol_domain)[0]
+    d = sympy.Symbol("d", integer=True, positive=True)
+    s, cubes = (x.xreplace({n: d}) for x in (s, cubes))
+    assert termwise_proof(s ** 3 - cubes, False, symbol_domain)[0]

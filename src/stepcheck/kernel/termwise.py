@@ -9,7 +9,8 @@ Two identities of finite sums, each over one range (for every value of its ends)
   ``Σ_m c`` (``Σ_m v_m^2 - 2 Σ_m v_m + d = Σ_m (v_m - 1)^2``);
 * the triangle inequality ``|Σ_m a_m| ≤ Σ_m |a_m|``: each ``|Σ_m a_m|`` the margin holds as a term, a
   factor or a power (reached through +, * and ^) is written ``Σ_m |a_m| - G`` with G a fresh number known
-  only to be ``≥ 0`` (an identity: G names the gap), so a sign proved for every G ≥ 0 is proved.
+  only to be ``≥ 0`` (an identity: G names the gap), so a sign proved for every G ≥ 0 is proved;
+* a power of a sum of nonnegative terms, ``(Σ_m a_m)^k = Σ_m a_m^k + G`` with G ≥ 0 (its cross terms).
 """
 from __future__ import annotations
 
@@ -104,14 +105,39 @@ def _termwise(g, strict, domain, random_families) -> tuple[bool, set]:
         G = Dummy("gap", nonnegative=True)
         gaps.add(G)
         sub[x] = DSum(sympy.Abs(s.args[0]), s.args[1], s.args[2]) - G
+    used = set()
+    sub.update(_powers_of_sums(g, gaps, domain, used))
     h = merge_sums(g.xreplace(sub) if sub else g)
     if h == g:
         return False, set()
     for form in (h, _inner_triangles(h, gaps), _members_below_max(h, gaps, random_families)):
         ok, signs = sign_proof(form, strict, domain)
         if ok:
-            return True, set(signs) - gaps
+            return True, (set(signs) | used) - gaps
     return False, set()
+
+
+def _powers_of_sums(g, gaps: set, domain, used: set) -> dict:
+    """Each ``(Σ_m a_m)^k`` of ``g`` (k an integer, |k| >= 2; reached through +, * and ^) whose summand is
+    proved ``>= 0`` for every member, written ``(Σ_m a_m^|k| + G)^(±1)`` with G ≥ 0: a power of a sum of
+    nonnegative terms is at least the sum of their powers (the cross terms of its expansion are ``>= 0``),
+    so ``(Σ_m e_m)^2 - Σ_m e_m^2 ≥ 0`` and ``Σ_r p_r^2 ≤ 1`` for a softmax p.  For an odd k the range must
+    not be reversed (a reversed range's sum is read as minus a sum, whose cube is no upper bound)."""
+    sub = {}
+    for x in reached(g, lambda y: isinstance(y, sympy.Pow) and isinstance(y.base, DSum) and y.exp.is_Integer
+                     and abs(y.exp) >= 2):
+        s, k = x.base, int(x.exp)
+        bounds = s.args[1]
+        if k % 2 and not all((hi - lo + 1).is_nonnegative for _, lo, hi in bounds):
+            continue
+        ok, signs = sign_proof(s.args[0], False, domain)
+        if not ok:
+            continue
+        used |= set(signs)
+        G = Dummy("gap", nonnegative=True)
+        gaps.add(G)
+        sub[x] = (DSum(sympy.expand(s.args[0] ** abs(k)), bounds, s.args[2]) + G) ** (1 if k > 0 else -1)
+    return sub
 
 
 def _members_below_max(h, gaps: set, random_families):
