@@ -121,6 +121,8 @@ def _link2(claim):
     "-log(exp(z_a) / sum(r=1..m, exp(z_r))) >= 0",  # cross-entropy of a softmax is nonnegative
     "log(y^2 + 1) <= 2 log(|y| + 1)",
     "log(b + 1) - log(b) > 0",
+    "log(sum(r=1..m, exp(b z_r))) / b >= z_a",  # at a temperature: a positive factor divided out first
+    "b log(sum(r=1..m, exp(z_r / b))) >= z_a",
 ])
 def test_log_margins_compared_through_exp_hold(claim):
     link = _link2(claim)
@@ -133,6 +135,9 @@ def test_log_margins_compared_through_exp_hold(claim):
     ("log(sum(r=1..m, exp(z_r))) > z_a", "m = 1"),  # equal when a is the only logit: the other sum is empty
     ("2 log(b) >= log(b)", "b = "),
     ("log(y^2 + 1) > 0", "y = 0"),
+    ("log(sum(r=1..m, exp(b z_r))) / b > z_a", "m = 1"),
+    ("log(sum(r=1..m, exp(b z_r))) / (-b) >= -z_a", "m = 2"),  # a negative factor flips the bound
+    ("log(sum(r=1..m, exp(z_r))) / y >= z_a", "m = 1"),  # a factor of no sign
 ])
 def test_false_log_margins_fail(claim, witness):
     link = _link2(claim)

@@ -100,11 +100,29 @@ def exp_margin_proof(g, strict: bool, domain) -> tuple[bool, set]:
     used: set = set()
     if not g.has(sympy.log) or sympy.count_ops(g) > MAX_OPS or not _real_here(g, domain, used):
         return False, set()
+    ok, signs = _exp_margin(g, strict, domain)
+    if ok:
+        return True, used | set(signs)
+    # a positive factor divided out first: log(Σ_c exp(β z_c))/β - z_a by its numerator (the denominator
+    # proved positive), β log(Σ_c exp(z_c/β)) - z_a as log(Σ_c exp(z_c/β)) - z_a/β (a log's coefficient)
+    num, den = sympy.fraction(sympy.together(g))
+    factors = [den] if den != 1 and not den.has(sympy.log) else []
+    factors += [sympy.expand(g).coeff(lg) for lg in sorted(g.atoms(sympy.log), key=sympy.default_sort_key)]
+    for k in dict.fromkeys(factors):
+        mine: set = set()
+        if k.is_number or k.has(sympy.log) or not bounds(k, domain, mine).positive():
+            continue
+        ok, signs = _exp_margin(num if k == den else sympy.expand(g / k), strict, domain)
+        if ok:
+            return True, used | mine | set(signs)
+    return False, set()
+
+
+def _exp_margin(g, strict: bool, domain) -> tuple[bool, set]:
     h = sympy.expand(sympy.exp(g), power_exp=True, mul=False, multinomial=False, log=False) - 1
     if h.has(sympy.log):
         return False, set()  # exp did not take the logarithms away: nothing gained
-    ok, signs = sign_proof(h, strict, domain)
-    return (True, used | set(signs)) if ok else (False, set())
+    return sign_proof(h, strict, domain)
 
 
 def _real_here(x, domain, used) -> bool:
