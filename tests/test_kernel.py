@@ -973,6 +973,11 @@ def test_max_and_min_of_two_by_cases(step, status):
     ("abs(x) + abs(x - 1) >= 1", "holds"),
     ("abs(a - b) <= abs(a) + abs(b)", "holds"),             # the triangle inequality: two slacks compared
     ("abs(s_i - 1) >= s_i - 1", "holds"),
+    # split at x = 0 first, the case 0 <= x < 1 is lost when |x - 1| is split again on the slack: the other
+    # absolute value is split first too
+    ("abs(x - 1) <= abs(x) + 1", "holds"),
+    ("abs(x) - abs(a) <= abs(x - a)", "holds"),
+    ("abs(x - 1) < abs(x) + 1", "fails"),                    # x = -1: equality
     ("abs(x - 3) <= abs(x - 1) + 1", "fails"),               # x = 1
     ("abs(x) + abs(x - 1) > 1", "fails"),                    # x = 1: equality
     ("abs(a - b) <= abs(a) - abs(b)", "fails"),

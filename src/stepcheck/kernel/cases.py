@@ -26,11 +26,18 @@ def extremum_cases(exprs, decls, absolute: bool = False) -> list:
     """[{s: value}, {s: value}]: the case substitutions for the first max/min of two arguments in ``exprs``
     (with ``absolute``: the first absolute value, of at most MAX_ABS) that a name resolves (see the module),
     or [] where none does.  A variable bound inside the link (a limit's, a derivative's) is never split on."""
+    return next(case_options(exprs, decls, absolute), [])
+
+
+def case_options(exprs, decls, absolute: bool = False):
+    """Each way of splitting ``exprs`` in two cases, one per max/min (absolute value) that a name resolves,
+    in order: ``|x - 1| <= |x| + 1`` holds split at x = 1 first (at x = 0 first, the case 0 <= x < 1 is
+    lost when |x - 1| is split again on the slack)."""
     link = _bound_in(exprs)
     kinds = (sympy.Abs,) if absolute else (sympy.Max, sympy.Min)
     atoms = sorted({a for x in exprs for a in x.atoms(*kinds) if len(a.args) in (1, 2)}, key=sympy.default_sort_key)
     if absolute and len(atoms) > MAX_ABS:
-        return []
+        return
     for m in atoms[:MAX_SPLITS]:
         # |w| is max(w, -w): its cases are w >= 0 and w < 0
         d = sympy.expand(m.args[0] if len(m.args) == 1 else m.args[0] - m.args[1])
@@ -54,8 +61,8 @@ def extremum_cases(exprs, decls, absolute: bool = False) -> list:
                 hi, lo = (s, o) if k > 0 else (o, s)
                 cases = [{hi: lo + t / abs(k)}, {lo: hi + u / abs(k)}]
             if all(not any(x.xreplace(c).has(m.func) and _same(x, m, c) for x in exprs) for c in cases):
-                return cases
-    return []
+                yield cases
+                break  # one split per atom
 
 
 def _moves(d, decls, link) -> bool:

@@ -28,7 +28,7 @@ from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
 from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_in, refined_domain, twin_of
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 from .surely import surely_rules
-from .cases import all_cases as _all_cases, cases_slack, extremum_cases
+from .cases import all_cases as _all_cases, case_options, cases_slack, extremum_cases
 from .groups import set_partitions
 from .quadratic import psd_form
 from .bounded import bounded_proof
@@ -634,11 +634,13 @@ class LinkProver:
         except (ArithmeticError, ValueError, TypeError, AttributeError, NotImplementedError) as e:
             # sympy failed somewhere inside: never a verdict from a crash
             return Proof(False, message=f"the kernel could not finish ({type(e).__name__}: {e})", limited=True)
-        if not a.holds and (signs := extremum_cases([lhs, rhs], self.decls, absolute=True)):
+        for signs in case_options([lhs, rhs], self.decls, absolute=True) if not a.holds else ():
             # |w| by the sign of w, where the link did not hold as written (|x - 3| <= |x - 1| + 2)
             p = self._split(signs, lhs, rhs, candidates, rel, deadline, ranges, unroll)
-            if p.holds or p.inconsistent:
-                return p
+            if p.holds or p.inconsistent or deadline.remaining() <= 0:
+                if p.holds or p.inconsistent:
+                    return p
+                break
         if not a.holds and (p := bounded_proof(self, lhs, rhs, candidates, rel, deadline, ranges, unroll)):
             return p  # Var(Σ_j v_j tanh(U_j)) <= (Σ_j |v_j|)^2 from the bound on every outcome (kernel/bounded.py)
         if not a.holds:
