@@ -108,3 +108,23 @@ def test_member_facts_are_read_only_over_one_declared_range():
     assert isinstance(got, sympy.Tuple) and got.args[2:] == (2, n, k) and got.args[0] == (s[1] - s[k]).xreplace({k: got.args[1]})
     assert limit_gap(IneqFact("weak", s[k], s[1], "<=", free=(k,)), decls) is None          # not strict
     assert limit_gap(IneqFact("undeclared", s[i], s[1], "<", free=(i,)), decls) is None    # no declared range
+
+
+LSE = "let a, b, c: real\nassume ab: a > b\n"
+
+
+@pytest.mark.parametrize("claim, status", [
+    # log-sum-exp at a temperature tends to the largest value: the larger exp factored out of the log
+    ("limit(T log(exp(a/T) + exp(b/T)), T -> 0+) = a", "holds"),
+    ("limit(T log(2 exp(a/T) + exp(b/T) + exp(b/T)), T -> 0+) = a", "holds"),
+    ("limit(T log(exp(a/T) + exp(b/T)), T -> 0+) = b", "fails"),
+    ("limit(T log(exp(a/T) + exp(b/T)), T -> 0+) = a + 1", "fails"),
+    ("limit(T log(exp(a/T) + exp(c/T)), T -> 0+) = a", "not holds"),  # nothing orders a and c
+    ("limit(T log(exp(a/T) + exp(b/T)), T -> 0-) = a", "not holds"),  # from below it is the smaller, b
+])
+def test_log_sum_exp_at_zero_temperature(claim, status):
+    (link,) = check_text(LSE + f"step t: {claim}\n", "t.step").steps[0].links
+    if status == "not holds":
+        assert link.status != "holds", claim
+    else:
+        assert link.status == status, (claim, link.status, link.message)

@@ -109,6 +109,16 @@ def _limit_with_gaps(f, x, a, side, gaps, member=()):
             f = sympy.cancel(sympy.expand(f, power_exp=True))
         except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
             pass
+        # and leaves a logarithm: log(exp(a/T) (1 + exp(-G/T))) = a/T + log(1 + exp(-G/T)), by sympy's own
+        # expand_log, which splits a log of a product only where its factors are positive; as T -> 0+ or
+        # T -> oo only T > 0 matters, so T is taken positive there (exp(a/T) is then a positive number)
+        if f.has(sympy.log) and ((a == 0 and side == "+") or a == sympy.oo):
+            xp = Dummy(x.name, positive=True)
+            g = f.xreplace({x: xp}).replace(lambda e: isinstance(e, sympy.log),
+                                            lambda e: sympy.log(sympy.factor_terms(e.args[0])))
+            g = sympy.expand_log(g)
+            if not g.has(x):
+                return _take_limit(g, xp, a, side, member).xreplace(back)
     member = tuple(sympy.Tuple(m.args[0].xreplace(sub), *m.args[1:]) for m in member) if sub else member
     out = _take_limit(f, x, a, side, member)
     return out.xreplace(back)
