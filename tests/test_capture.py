@@ -108,3 +108,50 @@ def test_renamed_rectangular_sums_still_hold():
     t = (("1", "n"), ("1", "n"), 2, 1)
     src = HEAD + f"step eq: {text(t)} = {text(t, 'c', 'd')}\n"
     assert check_text(src, timeout=3).steps[0].status == "holds"
+
+
+# ------------------------------------------------------------------ triangular counts
+
+INNER_COUNTS = [("1", "a"), ("a", "n"), ("a+1", "n"), ("a+2", "n"), ("1", "a-1"), ("1", "a-2"), ("2", "a")]
+
+
+def _end(x: str, n: int, a: int) -> int:
+    """A range end of INNER_COUNTS: a number, or `n` or `a` plus or minus a number."""
+    base, _, off = x.replace("-", "+-").partition("+")
+    return {"n": n, "a": a}.get(base, int(base) if base.isdigit() else 0) + (int(off) if off else 0)
+
+
+def _count_pairs():
+    """Σ_a Σ_{b in an inner range} s_a^p, against Σ_a (hi - lo + 1) s_a^p: equal exactly where the inner range
+    is never reversed (then the count is hi - lo + 1), not where it can be (an empty range counts 0, not -1)."""
+    out = []
+    for outer in [("1", "n"), ("2", "n")]:
+        for inner in INNER_COUNTS:
+            for p in (0, 1):
+                out.append((outer, inner, p))
+    return out
+
+
+@pytest.mark.parametrize("outer,inner,p", _count_pairs())
+def test_a_triangular_count_holds_only_where_it_is_true(outer, inner, p):
+    (olo, ohi), (ilo, ihi) = outer, inner
+    left = f"sum(a={olo}..{ohi}, sum(b={ilo}..{ihi}, s_a^{p}))"
+    right = f"sum(a={olo}..{ohi}, (({ihi}) - ({ilo}) + 1) s_a^{p})"
+    rep = check_text(HEAD + f"step eq: {left} = {right}\n", timeout=3, cross_check=False)
+    status = rep.steps[0].status
+    rng = random.Random(1)
+    differ = False
+    for n in range(1, 6):
+        for _ in range(3):
+            s = {k: rng.randint(-3, 3) for k in range(1, n + 1)}
+            lv = rv = 0
+            for a in range(_end(olo, n, 0), _end(ohi, n, 0) + 1):
+                lv += sum(s[a] ** p for _ in range(_end(ilo, n, a), _end(ihi, n, a) + 1))
+                rv += (_end(ihi, n, a) - _end(ilo, n, a) + 1) * s[a] ** p
+            differ |= lv != rv
+    if status == "holds":
+        assert not differ, f"false holds: {left} = {right}"
+    else:
+        assert differ or status == "unknown", (left, right, status)
+    if not differ and ilo in ("1", "a", "2") and (olo, ilo) != ("1", "2"):
+        assert status == "holds", (left, right, status)  # a count over a range never reversed is reached

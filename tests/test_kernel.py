@@ -1102,3 +1102,21 @@ def test_a_normalised_sum_of_positive_terms_is_enclosed_in_the_positive_reals(st
 def test_a_variance_of_a_bounded_function(step, status):
     link = _last_link(f"random U\nlet c: positive real\nlet w: real\nstep s: {step}\n")
     assert _meets(link.status, status), step
+
+
+@pytest.mark.parametrize("step, status", [
+    # a triangular sum whose summand does not mention its index is a count: Σ_{j=1..i} c = i c
+    ("sum(i=1..n, sum(j=1..i, 1)) = n (n + 1) / 2", "holds"),
+    ("sum(i=1..n, sum(j=i..n, 1)) = n (n + 1) / 2", "holds"),      # i <= n: not reversed either
+    ("sum(i=1..n, sum(j=i+1..n, 1)) = n (n - 1) / 2", "holds"),
+    ("sum(i=1..n, sum(j=1..i, x_i)) = sum(i=1..n, i x_i)", "holds"),
+    ("sum(i=1..n, sum(j=1..i, 1)) = n^2 / 2", "fails"),            # n = 1
+    ("sum(i=1..n, sum(j=1..i, 2)) = n^2", "fails"),
+    # true, but at i = 1 the range 1..-1 is empty, not -1 members long: never read as the count i - 2
+    ("sum(i=1..n, sum(j=1..i - 2, 1)) = (n - 1) (n - 2) / 2", "unknown"),
+    # a summand that mentions the inner index would need the sums swapped: not done
+    ("sum(i=1..n, sum(j=1..i, x_j)) = sum(j=1..n, (n - j + 1) x_j)", "unknown"),
+])
+def test_triangular_counts(step, status):
+    link = _last_link(f"let n: positive integer\nreal x_i for i in 1..n\nstep s: {step}\n")
+    assert link.status == status, (step, link.status, link.message)

@@ -82,6 +82,16 @@ def test_evaluate_joint_sum_delta_and_free_index():
     assert evaluate(Cov(q[1] * k[1], q[2]), m, QK) == 0
 
 
+def test_evaluate_a_triangular_sum_binds_the_outer_index_first():
+    # sympy lists the innermost limit first: Σ_{i=1..d} Σ_{j=1..i} reads i in j's range
+    m = Model(dims={d: 3}, groups=[
+        single(("q", 1), [(1, "1/2"), (3, "1/2")]), single(("q", 2), [(0, "1")]), single(("q", 3), [(5, "1")])])
+    assert evaluate(Sum(1, (j, 1, i), (i, 1, d)), m, QK) == 6
+    assert evaluate(Sum(j, (j, i, d), (i, 1, d)), m, QK) == 1 + 2 * 2 + 3 * 3
+    assert evaluate(E(Sum(q[j], (j, 1, i), (i, 1, d))), m, QK) == 3 * 2 + 2 * 0 + 1 * 5  # q_1 thrice, q_2 twice
+    assert evaluate(Var(Sum(q[j], (j, 1, i), (i, 1, d))), m, QK) == 9  # 3 q_1: Var = 9 Var(q_1) = 9
+
+
 # ------------------------------------------------------------------ constraints solved exactly
 
 

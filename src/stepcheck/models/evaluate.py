@@ -194,9 +194,9 @@ class Evaluator:
 
     def big(self, x, env, out):
         body = x.function
-        ranges = []
-        for var, lo, hi in x.limits:
-            ranges.append((var, lo, hi))
+        # sympy's nested form lists the innermost limit first: the outer ones are bound first (Σ_{i=1..n}
+        # Σ_{j=1..i}: j's range reads i)
+        ranges = list(reversed(x.limits))
 
         def rec(k, env2):
             if k == len(ranges):
@@ -236,11 +236,13 @@ class Evaluator:
         if isinstance(x, (E, Var, Cov, SD)) and not deep:
             return  # a constant
         if isinstance(x, (Sum, Product)):
+            limits = list(reversed(x.limits))  # the outermost first (see ``big``)
+
             def rec(k, env2):
-                if k == len(x.limits):
+                if k == len(limits):
                     self._keys(x.function, env2, acc, deep)
                     return
-                var, lo, hi = x.limits[k]
+                var, lo, hi = limits[k]
                 a, b = self.int_value(lo, env2), self.int_value(hi, env2)
                 if count(a, b) > 65:
                     raise ModelError("a sum too long for a model")
@@ -340,11 +342,13 @@ class Evaluator:
         if isinstance(x, (Sum, Product)):
             parts = []
 
+            limits = list(reversed(x.limits))  # the outermost first (see ``big``)
+
             def rec(k, env2):
-                if k == len(x.limits):
+                if k == len(limits):
                     parts.append(self._compile(x.function, env2))
                     return
-                var, lo, hi = x.limits[k]
+                var, lo, hi = limits[k]
                 a, b = self.int_value(lo, env2), self.int_value(hi, env2)
                 if count(a, b) > 65:
                     raise ModelError("a sum too long for a model")
