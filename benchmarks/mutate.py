@@ -392,6 +392,7 @@ class _StepInfo:
     exprs: list
     rels: list
     facts: dict  # label -> kernel fact records in scope before the step
+    distinct: tuple = ()  # (a, b) index symbols the step's `for a != b` keeps apart
 
 
 def _elaborate(text: str):
@@ -422,7 +423,11 @@ def _elaborate(text: str):
                     exprs.append(el.expr(node))
                 except Exception:
                     exprs.append(None)
-            self.infos[st.name.name] = _StepInfo(st.name.name, exprs, [lk.rel for lk in st.links], dict(state.facts))
+            apart = ()
+            if st.cond is not None:
+                apart = ((state.scope.symbols.get(st.cond.left.name), state.scope.symbols.get(st.cond.right.name)),)
+            self.infos[st.name.name] = _StepInfo(st.name.name, exprs, [lk.rel for lk in st.links], dict(state.facts),
+                                                 apart)
             state.steps[st.name.name] = None
 
         def s_Check(self, st):
@@ -848,7 +853,7 @@ class Oracle:
                 if not all(self.fact_holds(f, inst) for fs in facts.values() for f in fs):
                     why = "instance violates a fact"
                     continue
-                for env in self._instantiations(free, (), inst.values):
+                for env in self._instantiations(free, info.distinct, inst.values):
                     a = self.value(lhs.xreplace(env), inst.values, inst)
                     b = self.value(rhs.xreplace(env), inst.values, inst)
                     c = _compare(a, b, rel, inst.latents)

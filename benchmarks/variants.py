@@ -144,11 +144,13 @@ def generate(paths=None) -> list[Mutant]:
                     claims["abs_square"] = f"{sa} {rel} {sb}"
                 claims["stronger"] = f"{a} {rel} {b}"
                 line = text.count("\n", 0, start) + 1
+                # the step's condition stays with every variant (without `for i != j`, ∂p_i/∂s_j = -p_i p_j is false)
+                cond = f"\n    for {st.cond.left.name} != {st.cond.right.name}" if st.cond is not None else ""
                 for kind, claim in claims.items():
                     pre = text[:start]
                     if kind == "stronger":
                         pre += "random Z9\nassume extra9: E[Z9] = 0\n"
-                    vtext = pre + f"step {name}: {claim}{by}\n"
+                    vtext = pre + f"step {name}: {claim}{by}{cond}\n"
                     out.append(Mutant(kind, path, f"step {name}, link {k}", f"line {line}: {kind}",
                                       _prepare(vtext, None), [(name, 1)], line))
                 prev = lk.rhs

@@ -1112,6 +1112,8 @@ def test_a_variance_of_a_bounded_function(step, status):
     ("sum(i=1..n, sum(j=1..i, x_i)) = sum(i=1..n, i x_i)", "holds"),
     ("sum(i=1..n, sum(j=1..i, 1)) = n^2 / 2", "fails"),            # n = 1
     ("sum(i=1..n, sum(j=1..i, 2)) = n^2", "fails"),
+    # two enclosing indices range independently: c - a + 1 < 0 where c < a (one slack for both would hide it)
+    ("sum(a=1..n, sum(c=1..n, sum(j=a..c, 1))) = sum(a=1..n, sum(c=1..n, c - a + 1))", "fails"),
     # true, but at i = 1 the range 1..-1 is empty, not -1 members long: never read as the count i - 2
     ("sum(i=1..n, sum(j=1..i - 2, 1)) = (n - 1) (n - 2) / 2", "unknown"),
     # a summand that mentions the inner index would need the sums swapped: not done

@@ -376,13 +376,12 @@ class Normalizer(Independence):
         else:
             i, lo, hi = limits[0]
         if (lo.free_symbols | hi.free_symbols) & {b for b, _, _ in self.enclosing}:
-            # a triangular sum (Σ_a Σ_{b<=a}): the terms' rectangular bounds would lose the inner range's
-            # dependence on the outer index, so such sums are not normalised (unless unrolled above them), but
-            # for a count, Σ_{b=1..a} c = a c, where the range is not reversed at any member a (a >= 1, or a <= n)
-            size, d = hi - lo + 1, Dummy("d", integer=True, nonnegative=True)
+            # a triangular sum (Σ_a Σ_{b<=a}): rectangular bounds would lose the inner range's dependence on the
+            # outer index, except in a count, Σ_{b=1..a} c = a c, where no member a reverses the range (a >= 1)
+            size, ds = hi - lo + 1, [Dummy("d", integer=True, nonnegative=True) for _ in self.enclosing]
             if not body.has(i) and any(self.not_reversed(sympy.expand(size.xreplace(
-                    {b: end + sgn * d for b, blo, bhi in self.enclosing for end in [(blo, bhi)[sgn < 0]]})))
-                    for sgn in (1, -1)):
+                    {b: (blo, bhi)[sgn < 0] + sgn * d for (b, blo, bhi), d in zip(self.enclosing, ds)})))
+                    for sgn in (1, -1)):  # one d per enclosing index: each ranges over its own members
                 self.trace.rules.add("sums")
                 return self.terms(size * body)
             raise KernelLimit("a sum whose range depends on an enclosing summation index is not supported yet")
