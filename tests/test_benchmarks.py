@@ -55,3 +55,17 @@ def test_benchmark_quick_mode_runs(tmp_path):
         assert (tmp_path / "perf.png").stat().st_size > 0
     # docs/ is left alone
     assert not (tmp_path / "docs").exists()
+
+
+def test_phases_split_the_checking_time_by_stage(tmp_path):
+    """benchmarks/phases.py: every stage is reported, the kernel's calls are counted, the parts add up."""
+    from benchmarks import phases
+
+    (tmp_path / "a.step").write_text("random X, Y\nassume u: E[X] = 1\nstep s: E[2 X + Y] = 2 + E[Y]\n"
+                                     "step t: E[X] = 2\n", encoding="utf-8")
+    r = phases.measure(tmp_path)
+    kernel_rows = {k: v for k, v in r["rows"].items() if k.startswith("kernel: ")}
+    assert sum(n for _, n in kernel_rows.values()) >= 2  # at least one proof per link
+    assert "everything else" in r["rows"] and 0 < r["kernel"] <= r["seconds"]
+    assert r["bound_if_kernel_free"] >= 1
+    assert "Amdahl" in phases.table_md(r)
