@@ -122,8 +122,8 @@ def bounded_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unro
     key = tuple(labels)
     sub = prover._bounded_provers.get(key)
     if sub is None:
-        sub = prover._bounded_provers[key] = type(prover)(outcome(prover.decls), {lab: prover.facts[lab] for lab in labels},
-                                                          prover.limits)
+        facts = {lab: prover.facts[lab] for lab in labels}
+        sub = prover._bounded_provers[key] = type(prover)(outcome(prover.decls), facts, prover.limits)
     for a, b, r in goals:
         if deadline.remaining() <= 0:
             return None

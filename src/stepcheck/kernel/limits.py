@@ -118,7 +118,7 @@ def _limit_with_gaps(f, x, a, side, gaps, member=()):
                                             lambda e: sympy.log(sympy.factor_terms(e.args[0])))
             g = sympy.expand_log(g)
             if not g.has(x):
-                return _take_limit(g, xp, a, side, member).xreplace(back)
+                f, x = g, xp
     member = tuple(sympy.Tuple(m.args[0].xreplace(sub), *m.args[1:]) for m in member) if sub else member
     out = _take_limit(f, x, a, side, member)
     return out.xreplace(back)

@@ -637,9 +637,9 @@ class LinkProver:
         for signs in case_options([lhs, rhs], self.decls, absolute=True) if not a.holds else ():
             # |w| by the sign of w, where the link did not hold as written (|x - 3| <= |x - 1| + 2)
             p = self._split(signs, lhs, rhs, candidates, rel, deadline, ranges, unroll)
-            if p.holds or p.inconsistent or deadline.remaining() <= 0:
-                if p.holds or p.inconsistent:
-                    return p
+            if p.holds or p.inconsistent:
+                return p
+            if deadline.remaining() <= 0:
                 break
         if not a.holds and (p := bounded_proof(self, lhs, rhs, candidates, rel, deadline, ranges, unroll)):
             return p  # Var(Σ_j v_j tanh(U_j)) <= (Σ_j |v_j|)^2 from the bound on every outcome (kernel/bounded.py)
