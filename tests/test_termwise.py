@@ -120,3 +120,27 @@ def test_an_odd_power_of_a_sum_over_a_range_that_may_be_reversed_is_not_bounded(
     d = sympy.Symbol("d", integer=True, positive=True)
     s, cubes = (x.xreplace({n: d}) for x in (s, cubes))
     assert termwise_proof(s ** 3 - cubes, False, symbol_domain)[0]
+
+
+CS = "let n: positive integer\nlet m: integer\nreal a_i, b_i for i in 1..n\nreal c_i for i in 1..m\n"
+
+
+@pytest.mark.parametrize("claim, status", [
+    # sums over two distinct members written symmetric in them: Cauchy-Schwarz and its count form
+    ("(sum(i=1..n, a_i b_i))^2 <= sum(i=1..n, a_i^2) sum(i=1..n, b_i^2)", "holds"),
+    ("(sum(i=1..n, a_i))^2 <= n sum(i=1..n, a_i^2)", "holds"),
+    ("n sum(i=1..n, a_i^2) - (sum(i=1..n, a_i))^2 >= 0", "holds"),
+    ("(sum(i=1..n, a_i b_i))^2 < sum(i=1..n, a_i^2) sum(i=1..n, b_i^2)", "fails"),   # a = b
+    ("(sum(i=1..n, a_i b_i))^2 <= sum(i=1..n, a_i^2) sum(i=1..n, b_i^2) - 1", "fails"),
+    ("(sum(i=1..n, a_i))^2 <= (n - 1) sum(i=1..n, a_i^2)", "fails"),               # every a_i equal
+    # a count of no proved sign (1..m may be reversed) is never read as the number of members
+    ("(sum(i=1..m, c_i))^2 <= m sum(i=1..m, c_i^2)", "not holds"),
+])
+def test_sums_over_pairs_written_symmetric(claim, status):
+    (link,) = check_text(CS + f"step t: {claim}\n", "t.step").steps[0].links
+    if status == "not holds":
+        assert link.status != "holds", (claim, link.status)
+        return
+    assert link.status == status, (claim, link.status)
+    if status == "holds":
+        assert "termwise" in link.rules

@@ -10,14 +10,15 @@ Two identities of finite sums, each over one range (for every value of its ends)
 * the triangle inequality ``|Σ_m a_m| ≤ Σ_m |a_m|``: each ``|Σ_m a_m|`` the margin holds as a term, a
   factor or a power (reached through +, * and ^) is written ``Σ_m |a_m| - G`` with G a fresh number known
   only to be ``≥ 0`` (an identity: G names the gap), so a sign proved for every G ≥ 0 is proved;
-* a power of a sum of nonnegative terms, ``(Σ_m a_m)^k = Σ_m a_m^k + G`` with G ≥ 0 (its cross terms).
+* a power of a sum of nonnegative terms, ``(Σ_m a_m)^k = Σ_m a_m^k + G`` with G ≥ 0 (its cross terms);
+* a sum over two distinct members of one range, symmetric in them (Cauchy-Schwarz, :func:`_symmetric`).
 """
 from __future__ import annotations
 
 import sympy
 from sympy import Add, Dummy, Mul
 
-from ..terms.objects import DSum, FamilyExtremum
+from ..terms.objects import DSum, FamilyExtremum, canon_bound
 from .calculus import sign_proof
 
 MAX_SUMS = 8  # sums in one margin merged or rewritten
@@ -110,11 +111,46 @@ def _termwise(g, strict, domain, random_families) -> tuple[bool, set]:
     h = merge_sums(g.xreplace(sub) if sub else g)
     if h == g:
         return False, set()
-    for form in (h, _inner_triangles(h, gaps), _members_below_max(h, gaps, random_families)):
-        ok, signs = sign_proof(form, strict, domain)
+    forms = (lambda: h, lambda: _inner_triangles(h, gaps), lambda: _members_below_max(h, gaps, random_families),
+             lambda: _symmetric(g.xreplace(sub) if sub else g))
+    for form in forms:
+        ok, signs = sign_proof(form(), strict, domain)
         if ok:
             return True, (set(signs) | used) - gaps
     return False, set()
+
+
+def _symmetric(g):
+    """``g`` with each sum over two distinct members of one range written symmetric in them:
+    ``Σ_{m≠t} f(m, t) = Σ_{m≠t} (f(m, t) + f(t, m))/2`` (the pairs (m, t) and (t, m) are both members), after
+    each multiple of a sum by its range's number of members n (a range not reversed, no index left out) is
+    written over pairs, ``n Σ_m f(m) = Σ_m f(m) + Σ_{m≠t} f(m)``.  So the Cauchy-Schwarz margin
+    ``Σ_{m≠t} (a_m^2 b_t^2 - a_m b_m a_t b_t)`` becomes ``Σ_{m≠t} (a_m b_t - a_t b_m)^2/2`` and
+    ``n Σ a^2 - (Σ a)^2`` becomes ``Σ_{m≠t} (a_m - a_t)^2/2``."""
+    terms = []
+    for term in Add.make_args(sympy.expand(g)):
+        sums = [f for f in Mul.make_args(term) if isinstance(f, DSum)]
+        if len(sums) == 1 and len(sums[0].args[1]) == 1 and not sums[0].args[2].args:
+            s = sums[0]
+            b, lo, hi = s.args[1][0]
+            count = hi - lo + 1
+            q = sympy.cancel(term / s / count)
+            if not count.is_number and count.is_nonnegative and not q.has(DSum) \
+                    and not q.free_symbols & count.free_symbols:
+                other = next(canon_bound(k) for k in range(1, 9) if canon_bound(k) != b)
+                pairs = sympy.Tuple(*sorted([sympy.Tuple(b, lo, hi), sympy.Tuple(other, lo, hi)], key=str))
+                terms.append(q * (s + DSum(s.args[0], pairs, s.args[2])))
+                continue
+        terms.append(term)
+    h = merge_sums(Add(*terms))
+    sub = {}
+    for x in h.atoms(DSum):
+        bounds = x.args[1]
+        if len(bounds) == 2 and bounds[0][1:] == bounds[1][1:]:
+            b1, b2 = bounds[0][0], bounds[1][0]
+            f = x.args[0]
+            sub[x] = DSum(_summand((f + f.xreplace({b1: b2, b2: b1})) / 2), bounds, x.args[2])
+    return h.xreplace(sub) if sub else h
 
 
 def _powers_of_sums(g, gaps: set, domain, used: set) -> dict:
