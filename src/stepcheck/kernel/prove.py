@@ -32,6 +32,7 @@ from .cases import all_cases as _all_cases, case_options, cases_slack, extremum_
 from .groups import set_partitions
 from .quadratic import psd_form
 from .bounded import bounded_proof
+from .squares import squared_proof
 from .contradictions import mean_of_signed, mean_of_signed_beside_squares
 from .elementary import composite_power, elementary
 
@@ -641,8 +642,9 @@ class LinkProver:
                 return p
             if deadline.remaining() <= 0:
                 break
-        if not a.holds and (p := bounded_proof(self, lhs, rhs, candidates, rel, deadline, ranges, unroll)):
-            return p  # Var(Σ_j v_j tanh(U_j)) <= (Σ_j |v_j|)^2 from the bound on every outcome (kernel/bounded.py)
+        if not a.holds and (p := bounded_proof(self, lhs, rhs, candidates, rel, deadline, ranges, unroll)
+                            or squared_proof(self, lhs, rhs, candidates, rel, deadline, ranges, unroll)):
+            return p  # a bound on every outcome (kernel/bounded.py); both sides squared (kernel/squares.py)
         if not a.holds:
             what = "difference of the two sides does not reduce to 0" if rel == "=" else \
                 "sign of the difference could not be established"

@@ -35,6 +35,7 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     Rule("monotone", "a margin g with logarithms (of arguments proved positive) compared through exp: g >= 0 iff exp(g) >= 1"),
     Rule("termwise", "sums over one range merged into one (c Σ a + d Σ b = Σ (c a + d b)); |Σ a| <= Σ |a| (a gap >= 0)"),
     Rule("bounded", "E[g] <= R where g <= R on every outcome; Var(Y) <= E[Y^2] <= b^2 where |Y| <= b on every outcome"),
+    Rule("squared", "A <= B for A, B >= 0 (proved by intervals) as A^2 <= B^2"),
     Rule("cases", "max/min of two arguments: one proof where the first is larger, one where the second is"),
     Rule("algebra", "expansion and cancellation of polynomials and rational functions", implicit=True),
 )}

@@ -1,0 +1,37 @@
+"""Both sides squared (kernel/squares.py): A <= B for A, B proved >= 0, as A^2 <= B^2.
+
+Where it applies the link holds with `squared`; where it must not (a side that may be negative, a bound
+missed by a margin, a strict bound met with equality) the link does not hold."""
+import pytest
+
+from stepcheck.checker import check_text
+
+DECLS = "let n: positive integer\nreal a_i, b_i for i in 1..n\nlet u: real\nlet p, q: nonnegative real\n"
+
+
+def _link(claim):
+    (link,) = check_text(DECLS + f"step t: {claim}\n", "t.step").steps[0].links
+    return link
+
+
+@pytest.mark.parametrize("claim", [
+    "|sum(i=1..n, a_i b_i)| <= sqrt(sum(i=1..n, a_i^2)) sqrt(sum(i=1..n, b_i^2))",  # Cauchy-Schwarz
+    "sqrt(sum(i=1..n, a_i^2)) sqrt(sum(i=1..n, b_i^2)) >= |sum(i=1..n, a_i b_i)|",
+    "sqrt(p q) <= (p + q) / 2",                                                        # AM-GM
+    "|sum(i=1..n, a_i)| <= sqrt(n) sqrt(sum(i=1..n, a_i^2))",
+])
+def test_squared_holds(claim):
+    link = _link(claim)
+    assert link.status == "holds", (claim, link.status, link.message)
+    assert "squared" in link.rules
+
+
+@pytest.mark.parametrize("claim", [
+    "|u| <= sqrt(u^2 + 1) - 2",                       # u = 0: the right side is negative, never squared
+    "-1 <= -sqrt(u^2 + 4)",                           # squared, 1 <= u^2 + 4 holds: the sign matters
+    "sqrt(p q) < (p + q) / 2",                        # p = q: equality
+    "|sum(i=1..n, a_i)| <= sqrt(sum(i=1..n, a_i^2))",  # n = 2, a = (1, 1): 2 > sqrt(2)
+])
+def test_squared_near_misses_fail(claim):
+    link = _link(claim)
+    assert link.status == "fails", (claim, link.status)
