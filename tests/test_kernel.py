@@ -1122,3 +1122,37 @@ def test_a_variance_of_a_bounded_function(step, status):
 def test_triangular_counts(step, status):
     link = _last_link(f"let n: positive integer\nreal x_i for i in 1..n\nstep s: {step}\n")
     assert link.status == status, (step, link.status, link.message)
+
+
+INTEGER_BOUNDS = ("let n: positive integer\nlet x: real\nlet k: integer\n"
+                  "assume b: n > 1\nassume c: x > 1\nassume d: k < 5/2, k > -3/2\n")
+
+
+@pytest.mark.parametrize("step, status", [
+    ("n >= 2   by b", "holds"),      # a whole number above 1 is at least 2
+    ("k <= 2   by d", "holds"),      # ... and one below 5/2 at most 2
+    ("k >= -1  by d", "holds"),
+    ("k^2 <= 4  by d", "holds"),
+    ("n >= 3   by b", "fails"),
+    ("x >= 2   by c", "fails"),      # a real above 1 is not at least 2
+    ("k^2 <= 3  by d", "fails"),
+])
+def test_assumed_bounds_on_whole_numbers_are_rounded_inward(step, status):
+    link = _last_link(INTEGER_BOUNDS + f"step t: {step}\n")
+    assert link.status == status, (step, link.status, link.message)
+
+
+@pytest.mark.parametrize("a_ends, b_ends, lo, lo_open", [
+    ((0, 2, True, True), (0, sp.oo, False, True), 0, False),    # (0, 2) * [0, oo): 0 at the closed factor's 0
+    ((0, 2, True, True), (0, sp.oo, True, True), 0, True),      # (0, 2) * (0, oo): 0 is never reached
+    ((0, 2, False, True), (1, 3, True, True), 0, False),        # [0, 2) * (1, 3): 0 at the closed 0
+    ((1, 2, True, True), (2, 3, False, True), 2, True),         # (1, 2) * [2, 3): 2 needs 1, which is left out
+])
+def test_interval_products_reach_zero_where_a_factor_does(a_ends, b_ends, lo, lo_open):
+    from stepcheck.kernel.calculus import Iv, _mul
+
+    def iv(lo_, hi_, lo_o, hi_o):
+        return Iv(sp.Integer(lo_), hi_ if hi_ is sp.oo else sp.Integer(hi_), lo_o, hi_o)
+
+    got = _mul(iv(*a_ends), iv(*b_ends))
+    assert (got.lo, got.lo_open) == (lo, lo_open), got

@@ -128,3 +128,29 @@ def test_log_sum_exp_at_zero_temperature(claim, status):
         assert link.status != "holds", claim
     else:
         assert link.status == status, (claim, link.status, link.message)
+
+
+# ---------------------------------------------------------------- ranges read with assumed bounds by numbers
+
+SECOND = ("let n: positive integer\nlet u: index 3..n\nreal g_i for i in 1..n\n"
+          "assume top: g_u < g_2, g_1 < g_2\n")
+
+
+@pytest.mark.parametrize("bound, claim, status", [
+    # writing g_1 and g_2 out of the sum over 1..n needs 3..n not reversed: n >= 2, assumed
+    ("n >= 2", "limit(softmax(g / T)_2, T -> 0+) = 1", "holds"),
+    ("n > 1", "limit(exp(g_1 / T) / sum(j=1..n, exp(g_j / T)), T -> 0+) = 0", "holds"),
+    ("n >= 3", "limit(softmax(g / T)_2, T -> 0+) = 1/2", "not holds"),  # (unknown: no witness is searched at these limits)
+    # n >= 1 is the declaration's own bound: at n = 1 the sum has no g_2, and nothing is written out
+    ("n >= 1", "limit(softmax(g / T)_2, T -> 0+) = 1", "not holds"),
+    ("n <= 5", "limit(softmax(g / T)_2, T -> 0+) = 1", "not holds"),
+])
+def test_a_sum_is_split_where_an_assumed_bound_keeps_its_range(bound, claim, status):
+    text = SECOND + f"assume big: {bound}\nstep t: {claim}   by top, big\n"
+    (link,) = check_text(text, "t.step").steps[-1].links
+    if status == "not holds":
+        assert link.status != "holds", (bound, claim)
+        return
+    assert link.status == status, (bound, claim, link.status, link.message)
+    if status == "holds":
+        assert {"top", "big"} <= {u.label for u in link.uses}

@@ -532,3 +532,20 @@ def test_no_witness_at_a_kink_where_the_derivative_does_not_exist(step, status):
     assert (lk.status != "fails") if status == "not fails" else lk.status == "fails", (step, lk.counterexample)
     if lk.status == "fails":
         assert "x = 0" not in (lk.counterexample or "") + " ".join(n for d in lk.diagnostics for n in d.notes)
+
+
+@pytest.mark.parametrize("step, status", [
+    # false where the logits are all equal (n = 2: p = 1/2): the witness pattern "every member 0" finds it
+    ("p_i (1 - p_i) < 1/4", "fails"),
+    ("diff(p_i, s_j) < 1/4", "fails"),
+    ("p_i (1 - p_i) <= 1/4", "not fails"),   # true: the pattern refutes nothing here
+])
+def test_a_witness_with_every_member_equal(step, status):
+    text = ("let n: positive integer\nlet i, j: index 1..n\nreal s_i for i in 1..n\n"
+            "define p_i = exp(s_i) / sum(m=1..n, exp(s_m))\n" f"step t: {step}\n")
+    (lk,) = check_text(text, "t.step").steps[0].links
+    if status == "not fails":
+        assert lk.status != "fails", (step, lk.counterexample)
+    else:
+        assert lk.status == "fails", (step, lk.status)
+        assert Recheck(Point({}, {}, pattern=3), set(), set()).value(sp.IndexedBase("s")[2]) == 0

@@ -144,3 +144,55 @@ def test_sums_over_pairs_written_symmetric(claim, status):
     assert link.status == status, (claim, link.status)
     if status == "holds":
         assert "termwise" in link.rules
+
+
+@pytest.mark.parametrize("claim, status", [
+    # |v| - v tanh(u) >= 0 for every member, by the sign of v: G (1 - tanh(u)) and G (1 + tanh(u))
+    ("sum(j=1..d, v_j tanh(u_j)) <= sum(j=1..d, |v_j|)", "holds"),
+    ("sum(j=1..d, v_j tanh(u_j)) >= -sum(j=1..d, |v_j|)", "holds"),
+    ("sum(j=1..d, v_j tanh(u_j) - |v_j| tanh(|u_j|)) <= 0", "holds"),   # two absolute values: four cases
+    ("sum(j=1..d, v_j tanh(u_j)) <= sum(j=1..d, |v_j|) - 1", "fails"),
+    ("sum(j=1..d, v_j tanh(u_j)) < sum(j=1..d, |v_j|)", "fails"),         # every v_j = 0
+    ("sum(j=1..d, 2 v_j tanh(u_j)) <= sum(j=1..d, |v_j|)", "fails"),
+    ("sum(j=1..d, v_j u_j) <= sum(j=1..d, |v_j|)", "fails"),              # u_j is not bounded
+    # the other member's |.| (false at v = 10, u = 1; the witness search's small values miss it)
+    ("sum(j=1..d, v_j tanh(u_j)) <= sum(j=1..d, |u_j|)", "not holds"),
+])
+def test_a_summand_by_the_signs_of_its_absolute_values(claim, status):
+    link = _link(claim)
+    if status == "not holds":
+        assert link.status != "holds", claim
+        return
+    assert link.status == status, (claim, link.status, link.residual)
+    if status == "holds":
+        assert "termwise" in link.rules
+
+
+def test_a_sum_of_terms_that_may_be_zero_is_not_positive():
+    # v_j^2 (1 - tanh(u_j)^2) is 0 at v_j = 0: the interval of the product is closed at 0
+    assert _link("sum(j=1..d, v_j^2 (1 - tanh(u_j)) (1 + tanh(u_j))) > 0").status == "fails"
+    assert _link("sum(j=1..d, v_j^2 (1 - tanh(u_j)) (1 + tanh(u_j))) >= 0").status == "holds"
+
+
+LITERAL = "let n: positive integer\nreal x_i for i in 1..n\n"
+TWO = "assume two: n >= 2\n"
+
+
+@pytest.mark.parametrize("extra, claim, status", [
+    # members at literal indices written out of the sum: Σ_{1..n} = x_1 + Σ_{2..n} where n >= 1 (declared)
+    ("", "sum(j=1..n, exp(x_j)) >= exp(x_1)", "holds"),
+    ("", "log(sum(j=1..n, exp(x_j))) >= x_1", "holds"),
+    ("", "sum(j=1..n, x_j^2) >= x_1^2", "holds"),
+    (TWO, "sum(j=1..n, exp(x_j)) >= exp(x_1) + exp(x_2)", "holds"),    # n >= 2, assumed
+    (TWO, "log(sum(j=1..n, exp(x_j))) > x_1", "holds"),                # a second member: strict
+    ("", "log(sum(j=1..n, exp(x_j))) > x_1", "not holds"),             # n = 1: equality
+    ("", "sum(j=1..n, exp(x_j)) >= exp(x_1) + exp(x_2)", "not holds"), # n = 1 has no x_2 in the sum
+    ("", "sum(j=1..n, x_j) >= x_1", "fails"),                          # x_2 < 0
+    ("", "sum(j=2..n, x_j^2) >= x_1^2", "fails"),                      # x_1 is not a member
+])
+def test_literal_members_written_out_of_a_sum(extra, claim, status):
+    (link,) = check_text(LITERAL + extra + f"step t: {claim}\n", "t.step").steps[-1].links
+    if status == "not holds":
+        assert link.status != "holds", claim
+    else:
+        assert link.status == status, (claim, link.status, link.residual)

@@ -460,14 +460,16 @@ class Checker:
                           and x not in self.state.scope.index_ranges and not x.is_nonnegative
                           and x not in self.state.fact_symbols()}
                 # a conditional step is a fact only where its conditions hold; a witness must lie where they do
-                self._link_where = frozenset(text for text, _ in condition_texts(both, state.facts))
-                self._link_gives = discharging_facts(both, state.facts)  # cited for them: not unneeded
+                # a free index's range having a member (k of 2..n: n >= 2) keeps witnesses in, never shown
+                shown = [c for c in both if c[0] not in el.range_guards]
+                self._link_where = frozenset(text for text, _ in condition_texts(shown, state.facts))
+                self._link_gives = discharging_facts(shown, state.facts)  # cited for them: not unneeded
                 step_where |= self._link_where
                 self._link_domain = [(x.xreplace(signed), rel) for x, rel in open_conditions(where, state.facts)
                                      + [c for c in both if c[1] == DEFINED and not always_defined(c[0])]]
                 self.check_link(lr, lk, (lhs * guard).xreplace(signed), (rhs * guard).xreplace(signed), name)
                 if lr.status == HOLDS:
-                    domain_uses(self.state, lr, both, zip([st.first, *(x.rhs for x in st.links)][k:k + 2], exprs[k:]))
+                    domain_uses(self.state, lr, shown, zip([st.first, *(x.rhs for x in st.links)][k:k + 2], exprs[k:]))
             lr.seconds = time.perf_counter() - t0
             for u in lr.uses:
                 if u.kind == "step":

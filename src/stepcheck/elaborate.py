@@ -96,6 +96,7 @@ class Elaborator(DomainConditions):
         self.random_needs: list[tuple] = []  # (expr, rel) of the guards on random quantities, as written
         self.watched: dict = {}  # the variable of a limit or an extremum being read -> the conditions on it
         self.bound_ranges: dict = {}  # summation index (a Dummy) -> (lo, hi, span of the sum)
+        self.range_guards: set = set()  # the guards of free indices' ranges (:meth:`free_index`): never shown
 
     def use_definition(self, d: Definition, indices):
         """A definition's body at ``indices``, with the side conditions of the body (`define r = sqrt(x)`:
@@ -125,8 +126,20 @@ class Elaborator(DomainConditions):
         if b is not None:
             return b
         if self.scope.kinds.get(text) == "index":
-            return self.scope.symbols[text]
+            return self.free_index(self.scope.symbols[text])
         return None
+
+    def free_index(self, i):
+        """A declared index written free (``k`` of 2..n): the link says something only where its range has a
+        member, a guard read here, before sympy cancels ``k - k`` or ``delta(k, k)`` away (a counterexample
+        at n = 1 refutes nothing; not shown: the link holds vacuously there)."""
+        lo, hi = self.scope.index_ranges.get(i, (None, None))
+        if lo is not None and sympy.Ge(hi, lo) != sympy.true:
+            g = self._guard(hi - lo, ">=")
+            if g is not None and (g, DEFINED) not in self.conditions:
+                self.conditions.append((g, DEFINED))
+                self.range_guards.add(g)
+        return i
 
     def name(self, node: S.Name) -> sympy.Expr:
         n = node.name
@@ -159,7 +172,8 @@ class Elaborator(DomainConditions):
         if direct is not None:
             if n in self.scope.law_conditions and self.lookup_bound(n) is None:
                 self.need_law(n)
-            return direct
+            return self.free_index(direct) if self.lookup_bound(n) is None and self.scope.kinds.get(n) == "index" \
+                else direct
         if split is not None:
             return split
         if n in self.scope.families and self.vector_index is not None:

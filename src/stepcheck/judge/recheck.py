@@ -57,7 +57,7 @@ class Point:
     indexed: dict
     groups: tuple = ()
     # deterministic indexed reals without a value: 0 -> x_m = m - 1, 1 -> [m = 1],
-    # 2 -> x_{i1, ..., ik} = (Σ ord(name) + Σ_t (2t + 3) i_t²) mod 7 - 3 (t from 0)
+    # 2 -> x_{i1, ..., ik} = (Σ ord(name) + Σ_t (2t + 3) i_t²) mod 7 - 3 (t from 0), 3 -> every x_m = 0
     pattern: int | None = None
     # declared laws of random variables the point has no finite law for: name (a variable, or a family's
     # base name) -> distributions.Dist; E of a polynomial in ONE such variable is taken from its moments
@@ -193,7 +193,7 @@ class Recheck:
             if (name, i) in self.p.indexed:
                 return self.p.indexed[(name, i)]
             if self.p.pattern is not None:
-                return Integer(i - 1) if self.p.pattern == 0 else Integer(1 if i == 1 else 0)
+                return Integer({0: i - 1, 1: int(i == 1), 3: 0}[self.p.pattern])  # as the witness search's
             if self.complete:  # a member the witness leaves out (its residual no longer mentions it): a default
                 member = x.base[Integer(i)]
                 if member not in self.defaulted:

@@ -90,7 +90,7 @@ class WitnessSearch:
         for nval in range(max(k, 1), max(k, 1) + 3):
             # one real: every trial value; two: the first three of each (nine pairs)
             for rvals in itertools.product(*[_trial_values(r)[:None if len(reals) == 1 else 3] for r in reals]):
-                for pattern in (0, 1, 2):
+                for pattern in (0, 1, 2, 3):  # m - 1, one-hot, scrambled, all equal (0)
                     sub = {d: Integer(nval) for d in dims}
                     sub.update({c: Integer(t + 1) for t, c in enumerate(case)})
                     sub.update(dict(zip(reals, rvals)))
@@ -113,7 +113,7 @@ class WitnessSearch:
                         taken = set(self.decls.order) | {str(s) for s in res.free_symbols} | set(map(str, sub))
                         m = next(n for n in ("m", "k", "r", "u", "w", "ι") if n not in taken)  # not a declared name
                         for fam in fams if pattern != 2 else ():
-                            parts.append(f"{fam}_{m} = " + (f"{m} - 1" if pattern == 0 else f"1 for {m} = 1, else 0"))
+                            parts.append(f"{fam}_{m} = " + {0: f"{m} - 1", 1: f"1 for {m} = 1, else 0", 3: "0"}[pattern])
                         return ", ".join(parts), sympy.N(v, 6), dict(sub), pattern
         return None
 
@@ -233,7 +233,7 @@ def _unroll(x, pattern: int, seen: dict | None = None):
     def val(m):
         if not m.is_Integer:
             raise ValueError("symbolic index")
-        return Integer(int(m) - 1) if pattern == 0 else Integer(1 if int(m) == 1 else 0)
+        return Integer({0: int(m) - 1, 1: int(int(m) == 1), 3: 0}[pattern])
 
     def rec(e, env):
         if isinstance(e, DSum):

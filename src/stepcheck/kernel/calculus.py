@@ -105,7 +105,8 @@ def _mul(a: Iv, b: Iv) -> Iv:
                 op = (x == 0 and xo) or (y == 0 and yo)
             else:
                 v = x * y
-                op = xo or yo
+                # 0 is reached where either factor reaches 0, whatever the other is ((0, 2) * [0, oo) holds 0)
+                op = (xo or yo) if v != 0 else not ((x == 0 and not xo) or (y == 0 and not yo))
             if v is sympy.nan:
                 raise KernelLimit("undefined product in interval bound")
             cands.append((v, op))

@@ -8,6 +8,7 @@
 """
 from __future__ import annotations
 
+import contextvars
 import zlib
 
 import sympy
@@ -19,9 +20,11 @@ from .calculus import REALS, _cached, bounds, has_sign, symbol_domain
 from .rational_limit import rational_limit
 
 _LIMITS: dict = {}
+#: the symbols' intervals of the limit being taken (``take_limit``'s ``domain``): the ranges of sums are read there
+_DOMAIN: contextvars.ContextVar = contextvars.ContextVar("limit_domain", default=symbol_domain)
 
 
-def take_limit(f, x, a, side: str = "+-", gaps=(), signs: set | None = None, member=()):
+def take_limit(f, x, a, side: str = "+-", gaps=(), signs: set | None = None, member=(), domain=None):
     """sympy.limit with x-free opaque atoms replaced by constants of known sign (cached).
 
     ``side``: ``"+-"`` (two-sided: both one-sided limits exist and agree),
@@ -33,6 +36,7 @@ def take_limit(f, x, a, side: str = "+-", gaps=(), signs: set | None = None, mem
     ``s_1 > s_2``.
     ``signs``: receives the declared symbols whose sign the value rests on (:func:`_signs_used`).
     ``member``: facts about every member of a family, for a limit through a sum (:func:`parts_limit`).
+    ``domain``: the symbols' intervals narrowed by assumed bounds (``N >= 2``), for the ranges of those sums.
     """
     if not a.is_finite:
         side = "-" if a == sympy.oo else "+"
@@ -43,7 +47,12 @@ def take_limit(f, x, a, side: str = "+-", gaps=(), signs: set | None = None, mem
     def one(g, gs):
         return _limit_with_gaps(g, x, a, side, gs, member) if gs else _take_limit(g, x, a, side, member)
 
-    value, used = _cached(_LIMITS, (f, x, a, side, gaps, member), lambda: _signs_used(one, f, gaps, x))
+    token = _DOMAIN.set(domain or symbol_domain)
+    try:
+        value, used = _cached(_LIMITS, (f, x, a, side, gaps, member, getattr(domain, "key", None)),
+                              lambda: _signs_used(one, f, gaps, x))
+    finally:
+        _DOMAIN.reset(token)
     if signs is not None:
         signs |= used
     return value
@@ -81,6 +90,7 @@ def _signs_used(take, f, gaps, x) -> tuple:
 def _limit_with_gaps(f, x, a, side, gaps, member=()):
     """Write t = (G - r)/c for a gap g = c t + r > 0 (G a positive constant), take the limit, put g back."""
     back, sub = {}, {}
+    f = _split(f, member) if member else f  # members written out before the gaps are put in: they are put in them too
     for g0 in gaps:
         g = sympy.expand(g0.xreplace(sub))  # in the variables left by the earlier gaps
         # the smaller side's symbol first: s_1 > s_2, s_1 > s_3 give s_2 = s_1 - G, s_3 = s_1 - G'
@@ -93,8 +103,8 @@ def _limit_with_gaps(f, x, a, side, gaps, member=()):
             c = g.coeff(t)
             if not (c.is_number and c != 0):
                 continue
-            if not f.has(t):
-                continue
+            if not f.has(t) or any(t in d.args[1].free_symbols for d in f.atoms(DSum)):
+                continue  # a sum's end (n > 1) stays: member facts are read against it
             G = Dummy("gap", positive=True)
             r = sympy.expand(g - c * t)
             if r.has(t):
@@ -265,9 +275,9 @@ def _parts(f, x, a, side, member):
 
 
 def _provably(x) -> bool:
-    """``x >= 0`` by the declarations (a number, or the interval evaluator)."""
+    """``x >= 0`` by the declarations and the assumed bounds by numbers (a number, or the interval evaluator)."""
     try:
-        return bool(x.is_nonnegative) or bounds(x, symbol_domain, set()).nonnegative()
+        return bool(x.is_nonnegative) or bounds(x, _DOMAIN.get(), set()).nonnegative()
     except KernelLimit:
         return False
 

@@ -265,7 +265,7 @@ class Normalizer(Independence):
             plain = [g for g in self.gaps if not isinstance(g, Tuple)] + [
                 g.args[0].xreplace({g.args[1]: g.args[4]}) for g in member if g.args[4] in body.free_symbols]
             gaps = tuple(g for g in plain if g.free_symbols & body.free_symbols and var not in g.free_symbols)
-            value = limits.take_limit(body, var, self.expr(pt), str(side), gaps, self.trace.signs, member)
+            value = limits.take_limit(body, var, self.expr(pt), str(side), gaps, self.trace.signs, member, self.domain)
             # a limit through a sum leaves sums of limits: one of a constant is counted here (Σ_{m ≠ i} 1 = n - 1)
             count = {d: self.sum_atom(d.args[0], tuple(tuple(b) for b in d.args[1])) for d in value.atoms(DSum)
                      if not d.args[0].free_symbols & {b[0] for b in d.args[1]}}

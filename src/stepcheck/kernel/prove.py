@@ -33,6 +33,7 @@ from .groups import set_partitions
 from .quadratic import psd_form
 from .bounded import bounded_proof
 from .squares import squared_proof
+from .ordered import ordered_proof
 from .contradictions import mean_of_signed, mean_of_signed_beside_squares
 from .elementary import composite_power, elementary
 
@@ -236,14 +237,15 @@ class LinkProver:
         """``g >= 0`` (``> 0``) as ``g = d + h``: ``d >= 0`` an assumed inequality (``b <= ε`` gives
         ``ε - b``), read at the link's own symbols (an instance of a quantified fact), and ``h >= 0``
         proved by signs; strict when either part is."""
+        diffs = []  # each fact as d > 0 (d >= 0), for kernel/ordered.py
         for f in ineqs:
             if f.rel not in ("<", "<=", ">", ">=") or f.distinct:
                 continue
             fl, fr = (as_expr(x).xreplace(sub) if sub else as_expr(x) for x in (f.lhs, f.rhs))
             d = self.normal_difference(nz, fl, fr, eqs)
             d = -d if f.rel in ("<", "<=") else d
-            h = _expand(g - d)
-            fstrict = f.rel in ("<", ">")
+            h, fstrict = _expand(g - d), f.rel in ("<", ">")
+            diffs.append((d, fstrict))
             if h == 0:
                 if fstrict or not strict:
                     return True, set()
@@ -251,7 +253,7 @@ class LinkProver:
             ok, signs = sign_proof(h, strict=strict and not fstrict, domain=domain)
             if ok:
                 return True, signs
-        return False, set()
+        return ordered_proof(g, strict, diffs, domain, self.decls.is_rv)  # the facts put in: 2 a > 2 b under a > b
 
     def _by_extremum(self, g, strict: bool, domain) -> tuple[bool, set]:
         """``g >= 0`` (``> 0``) where ``max(s)`` (``min(s)``) occurs beside a member ``s_i`` of its range:

@@ -22,7 +22,7 @@ from sympy import Dummy
 
 from ..terms.objects import DSum, E
 from .calculus import bounds, sign_proof
-from .termwise import reached
+from .termwise import reached, split_members
 
 MAX_VALUES = 4  # distinct exp/log values rewritten in one margin (all of them, then each alone)
 
@@ -122,7 +122,12 @@ def _exp_margin(g, strict: bool, domain) -> tuple[bool, set]:
     h = sympy.expand(sympy.exp(g), power_exp=True, mul=False, multinomial=False, log=False) - 1
     if h.has(sympy.log):
         return False, set()  # exp did not take the logarithms away: nothing gained
-    return sign_proof(h, strict, domain)
+    ok, signs = sign_proof(h, strict, domain)
+    split, more = split_members(h, domain)  # log(Σ_j exp(x_j)) - x_1: exp(x_1) written out of the sum
+    if ok or split == h:
+        return ok, signs
+    ok, signs = sign_proof(sympy.expand(split), strict, domain)
+    return ok, set(signs) | more
 
 
 def _real_here(x, domain, used) -> bool:

@@ -15,6 +15,8 @@ Two identities of finite sums, each over one range (for every value of its ends)
 """
 from __future__ import annotations
 
+import itertools
+
 import sympy
 from sympy import Add, Dummy, Mul
 
@@ -99,7 +101,36 @@ def termwise_proof(g, strict: bool, domain, random_families=frozenset()) -> tupl
     return _termwise(g, strict, domain, random_families)
 
 
-def _termwise(g, strict, domain, random_families) -> tuple[bool, set]:
+MAX_MEMBERS = 4  # members written out of a sum beside a literal member (split_members)
+
+
+def split_members(x, domain) -> tuple:
+    """``x`` with each sum over ``lo..hi`` (one bound, no index left out) whose summand's family has a member at a
+    literal index ``k`` elsewhere in ``x`` (``lo <= k < lo + MAX_MEMBERS``) written with its members up to k out:
+    ``Σ_{b=lo..hi} f(b) = f(lo) + ... + f(k) + Σ_{b=k+1..hi} f(b)``, an identity where ``hi >= k``, proved by the
+    interval evaluator (``n >= 1`` declared, ``n >= 2`` assumed).  So ``Σ_j exp(x_j) - exp(x_1) >= 0`` is seen.
+    (the rewritten ``x``, the signs used)."""
+    sub, used = {}, set()
+    literal = [ix for ix in x.atoms(sympy.Indexed) if len(ix.indices) == 1 and ix.indices[0].is_Integer]
+    for s in sorted(x.atoms(DSum), key=sympy.default_sort_key):
+        if len(s.args[1]) != 1 or s.args[2].args or not s.args[1][0][1].is_Integer:
+            continue
+        b, lo, hi = s.args[1][0]
+        bases = {ix.base for ix in s.args[0].atoms(sympy.Indexed) if ix.indices == (b,)}
+        ks = [int(ix.indices[0]) for ix in literal if ix.base in bases and lo <= ix.indices[0] < lo + MAX_MEMBERS]
+        if not ks:
+            continue
+        ok, signs = sign_proof(hi - max(ks), False, domain)
+        if not ok:
+            continue
+        used |= set(signs)
+        members = [s.args[0].xreplace({b: sympy.Integer(m)}) for m in range(int(lo), max(ks) + 1)]
+        sub[s] = Add(*members) + DSum(s.args[0], sympy.Tuple(sympy.Tuple(b, max(ks) + 1, hi)), s.args[2])
+    return (x.xreplace(sub), used) if sub else (x, set())
+
+
+def _termwise(g0, strict, domain, random_families) -> tuple[bool, set]:
+    g, split = split_members(g0, domain)
     gaps, sub = set(), {}
     for x in _sum_abs(g):
         s = merge_sums(x.args[0])
@@ -109,14 +140,14 @@ def _termwise(g, strict, domain, random_families) -> tuple[bool, set]:
     used = set()
     sub.update(_powers_of_sums(g, gaps, domain, used))
     h = merge_sums(g.xreplace(sub) if sub else g)
-    if h == g:
+    if h == g0:
         return False, set()
     forms = (lambda: h, lambda: _inner_triangles(h, gaps), lambda: _members_below_max(h, gaps, random_families),
-             lambda: _symmetric(g.xreplace(sub) if sub else g))
+             lambda: _symmetric(g.xreplace(sub) if sub else g), lambda: _abs_cases(h, gaps, domain, used))
     for form in forms:
         ok, signs = sign_proof(form(), strict, domain)
         if ok:
-            return True, (set(signs) | used) - gaps
+            return True, (set(signs) | used | split) - gaps
     return False, set()
 
 
@@ -191,6 +222,33 @@ def _members_below_max(h, gaps: set, random_families):
                     and sympy.expand(lo - elo).is_nonnegative and sympy.expand(ehi - hi).is_nonnegative:
                 rew[e] = base[b] + gap() if e.kind == "max" else base[b] - gap()
         return rew
+    return _rewrite_summands(h, gaps, rewrite)
+
+
+MAX_ABS_CASES = 2  # absolute values of one summand split by the sign of their argument
+
+
+def _abs_cases(h, gaps: set, domain, used: set):
+    """``h`` with each summand that is ``>= 0`` for every member, by cases, written as a fresh G ≥ 0: where the
+    summand holds |v| for values v (a symbol, a member ``w_m``; at most MAX_ABS_CASES of them), it is proved
+    ``>= 0`` with each v written ``G_v`` and ``-G_v`` (G_v ≥ 0 fresh) in every combination, which covers every
+    real value of each v (``|w_m| - w_m tanh(z_m)``: ``G (1 - tanh(z_m))`` and ``G (1 + tanh(z_m))``)."""
+    def rewrite(x, gap):
+        body = x.args[0]
+        values = sorted({a.args[0] for a in body.atoms(sympy.Abs) if isinstance(a.args[0], (sympy.Symbol, sympy.Indexed))},
+                        key=sympy.default_sort_key)
+        if not values or len(values) > MAX_ABS_CASES:
+            return {}
+        signs: set = set()
+        for combo in itertools.product((1, -1), repeat=len(values)):
+            cases = [Dummy("case", nonnegative=True) for _ in values]
+            ok, got = sign_proof(_summand(body.xreplace({v: k * c for v, k, c in zip(values, combo, cases)})), False,
+                                 domain)
+            if not ok:
+                return {}
+            signs |= set(got) - set(cases)
+        used.update(signs)
+        return {body: gap()}
     return _rewrite_summands(h, gaps, rewrite)
 
 

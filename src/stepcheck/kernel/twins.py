@@ -179,6 +179,12 @@ def refined_domain(ineqs):
         if d.hi != sympy.oo and (d.hi < hi or (d.hi == hi and d.hi_open and not hi_open)):
             hi, hi_open = d.hi, d.hi_open
             used |= own
+        if s.is_integer:  # a whole number above 1 is at least 2
+            a = (sympy.floor(lo) + 1 if lo_open else sympy.ceiling(lo)) if lo.is_finite else lo
+            b = (sympy.ceiling(hi) - 1 if hi_open else sympy.floor(hi)) if hi.is_finite else hi
+            if a <= b:  # (facts no whole number meets are left to the consistency check)
+                lo, lo_open, hi, hi_open = a, lo_open and not lo.is_finite, b, hi_open and not hi.is_finite
         return Iv(lo, hi, lo_open, hi_open)
 
+    domain.key = tuple(sorted(((a, tuple(e)) for a, e in ends.items()), key=str))  # what it adds, for caches
     return domain
