@@ -54,3 +54,32 @@ def test_a_whole_number_is_not_written_through_a_gap():
 
     n, x = Symbol("n", integer=True, positive=True), Symbol("x", real=True)
     assert _values(n - 2 + x, x, lambda t: False) == [x]
+
+
+INC = ("let x, y, u, w: real\nlet c: positive real\nlet n: positive integer\nreal s_i for i in 1..n\n"
+       "assume xy: x > y\nassume uw: u >= w\nassume wpos: w > 0\nassume top: s_1 > s_2\n")
+
+
+@pytest.mark.parametrize("claim, status", [
+    # f(A) - f(B) has the sign of A - B for a strictly increasing f (kernel/increasing.py, rule monotone)
+    ("tanh(x) > tanh(y)   by xy", "holds"),
+    ("log(1 + exp(x)) > log(1 + exp(y))   by xy", "holds"),     # nested: through exp(x) - exp(y)
+    ("x^3 > y^3   by xy", "holds"),                              # an odd power, on the reals
+    ("sqrt(u) >= sqrt(w)   by uw, wpos", "holds"),               # u, w >= 0 proved with the facts
+    ("c tanh(2 x) > c tanh(2 y)   by xy", "holds"),
+    ("log(exp(s_1) + 1) > log(exp(s_2) + 1)   by top", "holds"),
+    ("tanh(u) > tanh(w)   by uw", "fails"),                      # u = w: not strict
+    ("sqrt(u) > sqrt(w)   by uw, wpos", "fails"),
+    ("x^2 > y^2   by xy", "fails"),                              # an even power of no sign: x = 1, y = -1
+    ("exp(-x) > exp(-y)   by xy", "fails"),                      # decreasing in x
+    ("tanh(x) > tanh(y) + 1/100   by xy", "not holds"),          # a margin the order does not give
+    ("tanh(u) > tanh(x)   by xy", "not holds"),                  # no order between u and x
+])
+def test_differences_of_an_increasing_function(claim, status):
+    link = check_text(INC + f"step t: {claim}\n", "t.step").steps[-1].links[0]
+    if status == "not holds":
+        assert link.status != "holds", claim
+        return
+    assert link.status == status, (claim, link.status, link.residual)
+    if status == "holds":
+        assert "monotone" in link.rules

@@ -34,6 +34,7 @@ from .quadratic import psd_form
 from .bounded import bounded_proof
 from .squares import squared_proof
 from .ordered import ordered_proof
+from .increasing import increasing_proof
 from .contradictions import mean_of_signed, mean_of_signed_beside_squares
 from .elementary import composite_power, elementary
 
@@ -196,17 +197,16 @@ class LinkProver:
                  lambda: self._by_equation(nz, g, strict, eqs, domain) if eqs else (False, set()),
                  # exp(x) >= 1 + x, log(c) <= c - 1: tangent lines; log(Σ exp(z)) >= z_a through exp
                  lambda: tangent_proof(g, strict, domain, self.decls.is_rv), lambda: exp_margin_proof(g, strict, domain),
+                 lambda: increasing_proof(g, strict, domain, lambda x, s: got if (got := sign_proof(x, s, domain))[0]
+                                          else self._by_inequality_fact(nz, x, s, ineqs, eqs, sub, domain)),
                  lambda: termwise_proof(g, strict, domain, self.decls.random_families))  # kernel/termwise.py
-        for attempt in tries:
+        for k, attempt in enumerate(tries):
             ok, signs = attempt()
             if ok:
                 nz.trace.rules.add("inequality")
-                if attempt is tries[-3]:
-                    nz.trace.rules.add("tangent")
-                if attempt is tries[-2]:
-                    nz.trace.rules.add("monotone")
-                if attempt is tries[-1]:
-                    nz.trace.rules.add("termwise")
+                if k >= len(tries) - 4:  # the last four: tangent, monotone (twice), termwise
+                    (nz.trace.rules.add("tangent") if k == len(tries) - 4 else nz.trace.rules.add("termwise")
+                     if k == len(tries) - 1 else nz.trace.rules.add("monotone"))
                 nz.trace.signs |= signs
                 return True, d, nz.trace
         return False, g, nz.trace
