@@ -10,7 +10,7 @@ import pytest
 import sympy
 
 from stepcheck.checker import check_text
-from stepcheck.kernel.bounded import deterministic_labels, pointwise_goals
+from stepcheck.kernel.bounded import outcome_facts, pointwise_goals
 from stepcheck.terms.facts import Decls, EqFact, IneqFact
 from stepcheck.terms.objects import E, FamilyExtremum, Var
 
@@ -100,12 +100,13 @@ def test_a_strict_bound_is_not_read_from_a_weak_one():
     assert link.status != "holds"
 
 
-def test_a_fact_about_a_random_variable_is_not_used_on_one_outcome():
-    # true (X^2 <= 1 gives Var(X) <= E[X^2] <= 1), but the rule never reads a fact about X as a bound on
-    # each value of X: unknown, never holds by a misreading
+def test_a_fact_about_the_values_of_a_random_variable_holds_on_each_outcome():
+    # X^2 <= 1 (outside a mean) holds almost surely: Var(X) <= E[X^2] <= 1, and E[B^2] <= 1 under 0 <= B <= 1
     link = _link("Var(X) <= 1", "assume xb: X^2 <= 1\n")
-    assert link.status != "fails"
-    assert "bounded" not in (link.rules or [])
+    assert link.status == "holds" and "bounded" in link.rules and "xb" in [u.label for u in link.uses]
+    assert _link("E[X^2] <= 1/2", "assume xb: X^2 <= 1\n").status == "fails"     # X = ±1
+    # a fact about the law is no bound on one value: E[X^2] <= 1 says nothing of E[X^4]
+    assert _link("E[X^4] <= 1", "assume m: E[X^2] <= 1\n").status != "holds"
 
 
 def test_a_deterministic_fact_is_used_and_reported():
@@ -158,8 +159,32 @@ def test_no_goal_where_the_rule_does_not_apply(lhs, rhs, rel):
     assert pointwise_goals(lhs, rhs, rel, DEC) == []
 
 
-def test_only_facts_without_random_variables_or_means_are_usable():
+def test_only_facts_true_on_every_outcome_are_usable():
+    # a fact about the values of X (outside a mean) holds almost surely: written for the outcome, X as X';
+    # a fact about the law (E[X] = 0, Var(X) = 1) says nothing about one value
     facts = {"det": [IneqFact("det", c, sympy.Integer(1), "<=")], "law": [EqFact("law", E(X), sympy.Integer(0))],
              "surely": [IneqFact("surely", X ** 2, sympy.Integer(1), "<=")],
              "mixed": [IneqFact("mixed", c, sympy.Integer(1), "<="), EqFact("mixed", Var(X), sympy.Integer(1))]}
-    assert deterministic_labels(facts, list(facts), DEC) == ["det"]
+    got = outcome_facts(facts, list(facts), DEC)
+    assert list(got) == ["det", "surely", "mixed"]
+    assert got["surely"][0].lhs == sympy.Symbol("X'", real=True) ** 2 and len(got["mixed"]) == 1
+
+
+@pytest.mark.parametrize("claim, facts, status", [
+    # means on both sides, linear in them: the same combination of outcomes, proved on every outcome
+    ("E[X^2] <= E[X]", "assume lo: X >= 0\nassume hi: X <= 1\n", "holds"),         # X^2 <= X on [0, 1]
+    ("2 E[tanh(X)] - 1 <= E[tanh(X)^2] + E[tanh(X)]", "", "holds"),               # t^2 - t + 1 > 0
+    ("E[X^2] < E[X]", "assume lo: X >= 0\nassume hi: X <= 1\n", "fails"),          # X = 0 or 1
+    ("E[X] <= E[X^2]", "assume lo: X >= 0\nassume hi: X <= 1\n", "not holds"),   # X = 1/2
+    ("E[X^2] <= E[X]", "", "fails"),                                                # X = 2
+    ("E[X^2] <= E[X]", "assume m: E[X] <= 1\nassume p: E[X] >= 0\n", "not holds"),   # facts about the law only
+    ("E[X^2] <= E[X] E[X]", "assume lo: X >= 0\nassume hi: X <= 1\n", "not holds"),  # a product of means
+])
+def test_means_on_both_sides(claim, facts, status):
+    link = _link(claim, facts)
+    if status == "not holds":
+        assert link.status != "holds", claim
+        return
+    assert link.status == status, (claim, link.status, link.message)
+    if status == "holds":
+        assert "bounded" in link.rules or "inequality" in link.rules

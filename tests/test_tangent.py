@@ -154,3 +154,17 @@ def test_exp_margin_needs_every_log_argument_positive():
     assert exp_margin_proof(sympy.log(y ** 2 + 1) - 2 * sympy.log(y), False, symbol_domain) == (False, set())
     ok, signs = exp_margin_proof(sympy.log(c + 1) - sympy.log(c), True, symbol_domain)
     assert ok and c in signs
+
+
+@pytest.mark.parametrize("claim, status", [
+    # log-sum-exp below max + log n: exp of the margin is n exp(max(x))/Σ_j exp(x_j) - 1, compared term by term
+    ("log(sum(j=1..n, exp(x_j))) <= max(x) + log(n)", "holds"),
+    ("T log(sum(j=1..n, exp(x_j / T))) <= max(x) + T log(n)", "holds"),
+    ("log(sum(j=1..n, exp(x_j))) < max(x) + log(n)", "fails"),        # n = 1: equality
+    ("log(sum(j=1..n, exp(x_j))) <= max(x) + log(n) - 1", "fails"),
+    ("log(sum(j=1..n, exp(x_j))) <= max(x)", "fails"),
+])
+def test_log_sum_exp_below_the_max_plus_log_n(claim, status):
+    text = "let n: positive integer\nreal x_i for i in 1..n\nlet T: positive real\n" + f"step t: {claim}\n"
+    (link,) = check_text(text, "t.step").steps[-1].links
+    assert link.status == status, (claim, link.status, link.residual)

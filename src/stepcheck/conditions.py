@@ -252,6 +252,18 @@ class DomainConditions:
         for x, rel in self.scope.law_conditions[name]:
             self.need(x, rel)
 
+    def free_index(self, i):
+        """A declared index written free (``k`` of 2..n): the link says something only where its range has a
+        member, a guard read here, before sympy cancels ``k - k`` or ``delta(k, k)`` away (a counterexample
+        at n = 1 refutes nothing; not shown: the link holds vacuously there)."""
+        lo, hi = self.scope.index_ranges.get(i, (None, None))
+        if lo is not None and sympy.Ge(hi, lo) != sympy.true:
+            g = self._guard(hi - lo, ">=")
+            if g is not None and (g, DEFINED) not in self.conditions:
+                self.conditions.append((g, DEFINED))
+                self.range_guards.add(g)
+        return i
+
     def check_range(self, name, fam, iv, span):
         """A family member's index inside the family's range: an error where it is certainly outside, a side
         condition where it may be (s_2 of a family over 1..n: n ≥ 2)."""

@@ -129,18 +129,6 @@ class Elaborator(DomainConditions):
             return self.free_index(self.scope.symbols[text])
         return None
 
-    def free_index(self, i):
-        """A declared index written free (``k`` of 2..n): the link says something only where its range has a
-        member, a guard read here, before sympy cancels ``k - k`` or ``delta(k, k)`` away (a counterexample
-        at n = 1 refutes nothing; not shown: the link holds vacuously there)."""
-        lo, hi = self.scope.index_ranges.get(i, (None, None))
-        if lo is not None and sympy.Ge(hi, lo) != sympy.true:
-            g = self._guard(hi - lo, ">=")
-            if g is not None and (g, DEFINED) not in self.conditions:
-                self.conditions.append((g, DEFINED))
-                self.range_guards.add(g)
-        return i
-
     def name(self, node: S.Name) -> sympy.Expr:
         n = node.name
         direct = self.lookup_bound(n)

@@ -16,8 +16,10 @@ above, so ``E[g]`` is a number or ``-oo``, below ``R`` either way).
 The pointwise link is a deterministic one: every random variable (``X``, a
 member ``U_j`` of a random family) is written as a fresh real of no sign
 (``X'``, ``U'_j``: a prime no user name can hold), and it is proved by the
-kernel from the facts that mention no random variable and no mean (a fact
-about ``X``'s law says nothing about one value of ``X``).  A proof for every
+kernel from the facts that hold on (almost) every outcome, written there:
+deterministic ones, and ones about the values of random variables outside
+any mean (``B <= 1``, read as holding almost surely, so ``B' <= 1``); a fact
+about ``X``'s law (``E[X^2] <= 1``) says nothing about one value of ``X``.  A proof for every
 real value is a proof for every outcome, whatever the laws.  Not tried where
 ``g`` holds a mean, a probability, a limit or a derivative (their value is not
 the outcome's), nor where ``R`` is random.
@@ -95,19 +97,44 @@ def pointwise_goals(lhs, rhs, rel: str, decls: Decls) -> list:
         if not (inner.has(*_OPAQUE) or _deterministic(inner, decls)):
             g = _written(inner, decls)
             goals += [(lhs, g), (Abs(g), -lhs)]  # -|g| <= g
+    if not _deterministic(lhs, decls) and not _deterministic(rhs, decls):  # means on both sides
+        margin = _outcome_of_means(sympy.expand(rhs - lhs), decls)  # products of means may cancel (E[B]^2)
+        if margin is not None:
+            goals.append((sympy.Integer(0), margin))  # E[B^2] <= E[B] from 0 <= B - B^2 on every outcome
     # every random variable written: a goal still holding one (a form this reading misses) is no goal
     return [(a, b, rel) for a, b in goals if _deterministic(a, decls) and _deterministic(b, decls)]
 
 
-def deterministic_labels(facts: dict, labels, decls: Decls) -> list:
-    """The labels among ``labels`` whose facts are all equations or inequalities without a random variable
-    or a mean: true on every outcome, so usable in a pointwise proof."""
+def _outcome_of_means(x, decls: Decls):
+    """``x``, a linear combination of means with deterministic coefficients (``2 E[B^2] - c E[B] + 1``), as the
+    same combination of the outcomes (``2 B'^2 - c B' + 1``), whose mean it is (linearity); None otherwise."""
     out = []
+    for t in sympy.Add.make_args(sympy.expand(x)):
+        means = [f for f in sympy.Mul.make_args(t) if isinstance(f, E)]
+        rest = sympy.Mul(*[f for f in sympy.Mul.make_args(t) if not isinstance(f, E)])
+        if len(means) > 1 or not _deterministic(rest, decls) or means and means[0].args[0].has(*_OPAQUE):
+            return None
+        out.append(rest * (_written(means[0].args[0], decls) if means else 1))
+    return sympy.Add(*out)
+
+
+def outcome_facts(facts: dict, labels, decls: Decls) -> dict:
+    """label -> those of its facts that hold on (almost) every outcome, written there: the equations and
+    inequalities without a mean, a probability, a limit or a derivative -- deterministic ones, and ones about
+    the values of random variables, which the language reads as holding almost surely (``assume hi: B <= 1``,
+    ``Y = 2 X``) -- with each random variable written as its fresh real.  A fact about a law (``E[X^2] <= 1``)
+    says nothing about one value and is left out; so is a label's independence."""
+    out = {}
     for lab in labels:
-        fs = facts.get(lab, [])
-        if fs and all(isinstance(f, (EqFact, IneqFact)) and _deterministic(as_expr(f.lhs), decls)
-                      and _deterministic(as_expr(f.rhs), decls) for f in fs):
-            out.append(lab)
+        fs = []
+        for f in facts.get(lab, []):
+            if not isinstance(f, (EqFact, IneqFact)) or any(as_expr(x).has(*_OPAQUE) for x in (f.lhs, f.rhs)):
+                continue
+            w = dataclasses.replace(f, lhs=_written(as_expr(f.lhs), decls), rhs=_written(as_expr(f.rhs), decls))
+            if _deterministic(w.lhs, decls) and _deterministic(w.rhs, decls):
+                fs.append(w)
+        if fs:
+            out[lab] = fs
     return out
 
 
@@ -118,11 +145,11 @@ def bounded_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unro
     goals = pointwise_goals(lhs, rhs, rel, prover.decls)
     if not goals:
         return None
-    labels = deterministic_labels(prover.facts, candidates, prover.decls)
+    facts = outcome_facts(prover.facts, candidates, prover.decls)
+    labels = list(facts)
     key = tuple(labels)
     sub = prover._bounded_provers.get(key)
     if sub is None:
-        facts = {lab: prover.facts[lab] for lab in labels}
         sub = prover._bounded_provers[key] = type(prover)(outcome(prover.decls), facts, prover.limits)
     for a, b, r in goals:
         if deadline.remaining() <= 0:

@@ -22,7 +22,7 @@ from sympy import Dummy
 
 from ..terms.objects import DSum, E
 from .calculus import bounds, sign_proof
-from .termwise import reached, split_members
+from .termwise import reached, split_members, termwise_proof
 
 MAX_VALUES = 4  # distinct exp/log values rewritten in one margin (all of them, then each alone)
 
@@ -123,11 +123,14 @@ def _exp_margin(g, strict: bool, domain) -> tuple[bool, set]:
     if h.has(sympy.log):
         return False, set()  # exp did not take the logarithms away: nothing gained
     ok, signs = sign_proof(h, strict, domain)
-    split, more = split_members(h, domain)  # log(Σ_j exp(x_j)) - x_1: exp(x_1) written out of the sum
-    if ok or split == h:
+    if ok:
         return ok, signs
-    ok, signs = sign_proof(sympy.expand(split), strict, domain)
-    return ok, set(signs) | more
+    split, more = split_members(h, domain)  # log(Σ_j exp(x_j)) - x_1: exp(x_1) written out of the sum
+    ok, signs = sign_proof(sympy.expand(split), strict, domain) if split != h else (False, set())
+    if ok:
+        return ok, set(signs) | more
+    # the sums compared term by term (log(Σ_j exp(x_j)) <= max(x) + log(n): n exp(max(x)) - Σ_j exp(x_j) >= 0)
+    return termwise_proof(h, strict, domain) if h.has(DSum) else (False, set())
 
 
 def _real_here(x, domain, used) -> bool:
