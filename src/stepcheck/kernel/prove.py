@@ -33,6 +33,7 @@ from .groups import set_partitions
 from .quadratic import psd_form
 from .bounded import bounded_proof
 from .squares import squared_proof
+from .attained import attained_proof
 from .ordered import ordered_proof
 from .increasing import increasing_proof
 from .contradictions import mean_of_signed, mean_of_signed_beside_squares
@@ -588,13 +589,11 @@ class LinkProver:
                    ranges=None, unroll: int | None = None) -> Proof:
         """Prove ``lhs REL rhs`` from the facts of ``candidates``, by the contract in docs/kernel.md.
 
-        ``deadline``: the link's time budget, shared with whatever else the
-        caller does for the same link (a fresh one of ``limits.seconds`` if
-        omitted).  ``ranges``: the free indices whose declared range the proof
-        may use (all of them if omitted).  ``unroll``: unroll concrete sums of
-        at most this many terms (omitted: first UNROLL_FIRST, then, where that
-        fails with a longer sum kept symbolic, UNROLL).  The proof uses the candidates it is
-        given; choosing a minimal set is the judge's attribution
+        ``deadline``: the link's time budget, shared with whatever else the caller does for the same link (a
+        fresh one of ``limits.seconds`` if omitted).  ``ranges``: the free indices whose declared range the
+        proof may use (all of them if omitted).  ``unroll``: unroll concrete sums of at most this many terms
+        (omitted: first UNROLL_FIRST, then, where that fails with a longer sum kept symbolic, UNROLL).  The
+        proof uses the candidates it is given; choosing a minimal set is the judge's attribution
         (``stepcheck.judge.attribution``).
         """
         lhs, rhs = as_expr(lhs), as_expr(rhs)  # a TypeError here is the caller's bug: not caught
@@ -645,7 +644,8 @@ class LinkProver:
             if deadline.remaining() <= 0:
                 break
         if not a.holds and (p := bounded_proof(self, lhs, rhs, candidates, rel, deadline, ranges, unroll)
-                            or squared_proof(self, lhs, rhs, candidates, rel, deadline, ranges, unroll)):
+                            or squared_proof(self, lhs, rhs, candidates, rel, deadline, ranges, unroll)
+                            or attained_proof(self, lhs, rhs, candidates, rel, deadline, ranges, unroll)):
             return p  # a bound on every outcome (kernel/bounded.py); both sides squared (kernel/squares.py)
         if not a.holds:
             what = "difference of the two sides does not reduce to 0" if rel == "=" else \

@@ -36,6 +36,7 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     Rule("termwise", "sums over one range merged into one (c Σ a + d Σ b = Σ (c a + d b)); |Σ a| <= Σ |a| (a gap >= 0)"),
     Rule("bounded", "E[g] <= R where g <= R on every outcome; Var(Y) <= E[Y^2] <= b^2 where |Y| <= b on every outcome"),
     Rule("squared", "A <= B for A, B >= 0 (proved by intervals) as A^2 <= B^2"),
+    Rule("attained", "max(s) (min(s)) of a deterministic family is one of its members s_M: proved for every M"),
     Rule("cases", "max/min of two arguments: one proof where the first is larger, one where the second is"),
     Rule("algebra", "expansion and cancellation of polynomials and rational functions", implicit=True),
 )}

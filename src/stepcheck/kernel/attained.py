@@ -1,0 +1,54 @@
+"""A family's largest (smallest) entry is one of its members (rule ``attained``).
+
+``max(s)`` of a deterministic family over ``lo..hi`` with a member (``hi >= lo`` by the declarations) is
+``s_M`` for some M in ``lo..hi``.  A link proved with ``max(s)`` written ``s_M``, for a fresh index M of that
+range proved like any free index (for every M), holds at the M where the largest entry is, so it holds as
+written: ``log(Σ_j exp(x_j)) >= max(x)`` from ``>= x_M`` for every M, ``Σ_j exp(x_j) >= exp(max(x))``.
+The link proved is stronger (it forgets that s_M is the largest): where it fails, nothing is concluded.
+Tried only where a link is otherwise unproved.  Not for a random family (``max(q)`` is a random variable,
+taken at an index that depends on the outcome), nor where the link takes a limit, a derivative or an
+extremum over an interval (their values depend on which member is the largest near the point).
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import sympy
+from sympy import Symbol
+
+from ..terms.objects import Extremum, FamilyExtremum
+from .normal import RuleSet
+
+MAX_EXTREMA = 2  # entries max(s) / min(s) written as members in one link
+
+
+def attained_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unroll):
+    """A proof of ``lhs REL rhs`` with each max(s) / min(s) of a deterministic family written ``s_M`` (M a
+    fresh index over the family's range, its name primed: no user name can hold it), or None."""
+    decls = prover.decls
+    xs = sorted({x for side in (lhs, rhs) for x in side.atoms(FamilyExtremum) if x.kind in ("max", "min")
+                 and x.family not in decls.random_families}, key=sympy.default_sort_key)
+    if not xs or len(xs) > MAX_EXTREMA or any(side.has(sympy.Limit, sympy.Derivative, sympy.Integral, Extremum)
+                                              for side in (lhs, rhs)):
+        return None
+    if not all(sympy.expand(x.args[2] - x.args[1]).is_nonnegative for x in xs):
+        return None  # a range that may be empty has no largest entry
+    sub, fresh = {}, {}
+    for k, x in enumerate(xs):
+        m = Symbol(f"{x.family}'{x.kind}{k}", integer=True)
+        fresh[m] = (x.args[1], x.args[2])
+        sub[x] = x.args[0][m]
+    key = tuple(sorted(fresh.items(), key=str))
+    provers = prover.__dict__.setdefault("_attained_provers", {})
+    sub_prover = provers.get(key)
+    if sub_prover is None:
+        sub_prover = provers[key] = type(prover)(
+            dataclasses.replace(decls, index_ranges={**decls.index_ranges, **fresh}), prover.facts, prover.limits)
+    p = sub_prover.prove_link(lhs.xreplace(sub), rhs.xreplace(sub), candidates, rel, deadline,
+                              list(ranges) + list(fresh), unroll)
+    if not p.holds:
+        return None
+    rules = RuleSet(p.rules)
+    rules.add("attained")
+    return dataclasses.replace(p, rules=sorted(rules), ranges=[r for r in p.ranges if r not in fresh],
+                               signs=[s for s in p.signs if s not in fresh])
