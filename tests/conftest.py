@@ -90,3 +90,14 @@ def diagnostic_codes(rep) -> set:
         for lk in s.links:
             out |= {d.code for d in lk.diagnostics}
     return out
+
+
+def assert_verdict(link, status: str, rule: str | None = None, claim: str = "") -> None:
+    """``link`` has ``status`` (``"not holds"``: anything but holds, for a false claim the witness search may
+    miss); a link that holds names ``rule`` among its rules."""
+    if status == "not holds":
+        assert link.status != "holds", claim
+        return
+    assert link.status == status, (claim, link.status, link.residual, link.message)
+    if status == "holds" and rule is not None:
+        assert rule in link.rules, (claim, link.rules)
