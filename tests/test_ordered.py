@@ -79,3 +79,18 @@ INC = ("let x, y, u, w: real\nlet c: positive real\nlet n: positive integer\nrea
 def test_differences_of_an_increasing_function(claim, status):
     link = check_text(INC + f"step t: {claim}\n", "t.step").steps[-1].links[0]
     assert_verdict(link, status, "monotone", claim)
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("u >= w   by a", "holds"),        # p u >= p w with p declared positive: u = w + G/p
+    ("w > u   by b", "holds"),         # -p u > -p w
+    ("u > w   by a", "fails"),         # weak: u = w
+    ("u > w   by c", "not holds"),     # k of no sign: k = -1 turns the order
+])
+def test_a_fact_scaled_by_a_declared_sign(claim, status):
+    text = ("let u, w, k: real\nlet p: positive real\nassume a: p u >= p w\nassume b: -p u > -p w\n"
+            "assume c: k u > k w\n" f"step t: {claim}\n")
+    link = check_text(text, "t.step").steps[-1].links[0]
+    assert_verdict(link, status, "inequality", claim)
+    if status == "holds":
+        assert "p > 0" in [u.label for u in link.uses]

@@ -1,7 +1,8 @@
 """Assumed orderings put in (part of the rule ``inequality``).
 
 A fact ``u > v`` (``u >= v``) says that ``d = u - v`` is positive (nonnegative).  Where ``d = c t + r`` for a
-value ``t`` (a deterministic real symbol or family member, c a nonzero number, r free of t), writing
+value ``t`` (a deterministic real symbol or family member, c a nonzero number or a declared positive or
+negative name, c and r free of t), writing
 ``t = (G - r)/c`` with a fresh ``G > 0`` (``G >= 0``) is an identity wherever the fact holds (G names d), so a
 sign proved for every such G is proved under the fact.  The facts are put in one after another, each in the
 values the earlier ones left: ``2 a > 2 b`` and ``exp(a) > exp(b)`` under ``a > b``; ``a > c`` under
@@ -43,7 +44,8 @@ def ordered_proof(g, strict: bool, diffs, domain, is_rv) -> tuple[bool, set]:
         for t in _values(d, g, is_rv):
             c = d.coeff(t)
             r = sympy.expand(d - c * t)
-            if not (c.is_number and c != 0) or r.has(t):
+            # a coefficient nonzero by the numbers or by the declarations (p u >= p w for a positive p)
+            if not (c.is_number and c != 0 or c.is_positive or c.is_negative) or c.has(t) or r.has(t):
                 continue
             G = Dummy("gap", positive=True) if dstrict else Dummy("gap", nonnegative=True)
             fresh.add(G)
