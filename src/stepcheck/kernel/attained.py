@@ -39,7 +39,7 @@ def attained_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unr
         fresh[m] = (x.args[1], x.args[2])
         sub[x] = x.args[0][m]
     key = tuple(sorted(fresh.items(), key=str))
-    provers = prover.__dict__.setdefault("_attained_provers", {})
+    provers = prover.__dict__.setdefault("_attained_provers", {})  # one prover per set of fresh indices, kept
     sub_prover = provers.get(key)
     if sub_prover is None:
         sub_prover = provers[key] = type(prover)(
