@@ -1125,7 +1125,8 @@ def test_triangular_counts(step, status):
 
 
 INTEGER_BOUNDS = ("let n: positive integer\nlet x: real\nlet k: integer\n"
-                  "assume b: n > 1\nassume c: x > 1\nassume d: k < 5/2, k > -3/2\n")
+                  "assume b: n > 1\nassume c: x > 1\nassume d: k < 5/2, k > -3/2\nassume e: 2 k > 3\n"
+                  "assume f: 1 - n <= -4\nassume g: 3 x > 3\n")
 
 
 @pytest.mark.parametrize("step, status", [
@@ -1136,6 +1137,14 @@ INTEGER_BOUNDS = ("let n: positive integer\nlet x: real\nlet k: integer\n"
     ("n >= 3   by b", "fails"),
     ("x >= 2   by c", "fails"),      # a real above 1 is not at least 2
     ("k^2 <= 3  by d", "fails"),
+    # a bound on one value through a number coefficient: 2 k > 3 is k > 3/2, so k >= 2; 1 - n <= -4 is n >= 5
+    ("k >= 2   by e", "holds"),
+    ("k^2 >= 4  by e", "holds"),
+    ("n >= 5   by f", "holds"),
+    ("x > 1    by g", "holds"),
+    ("k >= 3   by e", "fails"),
+    ("n >= 6   by f", "unknown"),    # true only from n = 5: beyond the dimensions searched (1..3)
+    ("x >= 2   by g", "fails"),      # a real above 1 again: no rounding
 ])
 def test_assumed_bounds_on_whole_numbers_are_rounded_inward(step, status):
     link = _last_link(INTEGER_BOUNDS + f"step t: {step}\n")

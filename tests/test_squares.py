@@ -6,7 +6,8 @@ import pytest
 
 from stepcheck.checker import check_text
 
-DECLS = "let n: positive integer\nreal a_i, b_i for i in 1..n\nlet u: real\nlet p, q: nonnegative real\n"
+DECLS = ("let n: positive integer\nreal a_i, b_i for i in 1..n\nlet u: real\nlet p, q: nonnegative real\n"
+         "random R ~ Rademacher\nrandom ε_i ~ Rademacher for i in 1..n\nrandom Z ~ Normal(0, 1)\n")
 
 
 def _link(claim):
@@ -19,6 +20,10 @@ def _link(claim):
     "sqrt(sum(i=1..n, a_i^2)) sqrt(sum(i=1..n, b_i^2)) >= |sum(i=1..n, a_i b_i)|",
     "sqrt(p q) <= (p + q) / 2",                                                        # AM-GM
     "|sum(i=1..n, a_i)| <= sqrt(n) sqrt(sum(i=1..n, a_i^2))",
+    "|R| = 1",                                        # equal squares of two nonnegative sides: R^2 = 1 by the law
+    "sqrt(R^2) = 1",
+    "|ε_i| = 1",
+    "2 * |R| = sqrt(4)",
 ])
 def test_squared_holds(claim):
     link = _link(claim)
@@ -31,7 +36,20 @@ def test_squared_holds(claim):
     "-1 <= -sqrt(u^2 + 4)",                           # squared, 1 <= u^2 + 4 holds: the sign matters
     "sqrt(p q) < (p + q) / 2",                        # p = q: equality
     "|sum(i=1..n, a_i)| <= sqrt(sum(i=1..n, a_i^2))",  # n = 2, a = (1, 1): 2 > sqrt(2)
+    "|u| = sqrt(u^2 + 1) - 1",                        # u = 1: equal squares needs both sides' signs and values
 ])
 def test_squared_near_misses_fail(claim):
     link = _link(claim)
     assert link.status == "fails", (claim, link.status)
+
+
+@pytest.mark.parametrize("claim", [
+    "R = 1",                                          # R^2 = 1, but R may be -1: R is not proved >= 0
+    "-|R| = -1 + 0 R",                                # a side proved <= 0 is never squared
+    "|Z| = 1",                                        # Z^2 = 1 is not a fact of the normal law
+    "|R + ε_1| = 2",                                  # (R + ε_1)^2 = 2 + 2 R ε_1, not 4
+])
+def test_equal_squares_do_not_give_more(claim):
+    link = _link(claim)
+    assert link.status != "holds", (claim, link.status)
+    assert "squared" not in link.rules

@@ -18,7 +18,7 @@ import sympy
 from sympy import Abs, Add, Dummy, Interval, Mul, Pow, oo
 
 from ..terms.facts import KernelLimit
-from ..terms.objects import DSum, E
+from ..terms.objects import SD, DSum, E, Var
 
 
 # ---------------------------------------------------------------- intervals
@@ -222,6 +222,8 @@ def bounds(x, domain, used: set) -> Iv:
         if bi.nonpositive():
             return Iv(-oo, sympy.Integer(0), True, False)
         return REALS
+    if isinstance(x, (SD, Var)):  # a standard deviation, a variance: never negative
+        return Iv(sympy.Integer(0), oo, False, True)
     if isinstance(x, E):
         # E of an even power (or a product of even powers) is nonnegative
         if all(isinstance(f, Pow) and f.exp.is_Integer and f.exp % 2 == 0 for f in Mul.make_args(x.args[0])):

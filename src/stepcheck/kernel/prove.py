@@ -34,7 +34,8 @@ from .quadratic import psd_form
 from .bounded import bounded_proof
 from .squares import squared_proof
 from .attained import attained_proof
-from .ordered import ordered_proof
+from .fact_bounds import by_inequality_fact, member_sign
+from .moment_cs import cauchy_schwarz_proof
 from .increasing import increasing_proof
 from .contradictions import mean_of_signed, mean_of_signed_beside_squares
 from .elementary import composite_power, elementary
@@ -189,18 +190,21 @@ class LinkProver:
             return d == 0, d, nz.trace
         g = -d if rel in ("<", "<=") else d  # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
         strict = rel in ("<", ">")
+        members = member_sign(self, nz, ineqs, eqs, sub, domain) if ineqs else None  # summands by the facts
         tries = (lambda: sign_proof(g, strict=strict, domain=domain),
                  lambda: self._by_inequality_fact(nz, g, strict, ineqs, eqs, sub, domain),
                  lambda: self._by_extremum(g, strict, domain),
                  # Var(X - Y) as 2 Var(X) + 2 Var(Y) - Var(X + Y); E[max(X, 0)] >= 0: a mean of a sign
                  lambda: (bool(psd_form(g) and rel in ("<=", ">=") or mean_of_signed(g, strict)), set()),
                  lambda: mean_of_signed_beside_squares(g, strict, domain),  # Var(tanh(X)) <= 1
+                 lambda: cauchy_schwarz_proof(nz, g, strict, domain, self.decls.is_rv),  # Cov^2 <= Var Var
                  lambda: self._by_equation(nz, g, strict, eqs, domain) if eqs else (False, set()),
                  # exp(x) >= 1 + x, log(c) <= c - 1: tangent lines; log(Σ exp(z)) >= z_a through exp
-                 lambda: tangent_proof(g, strict, domain, self.decls.is_rv), lambda: exp_margin_proof(g, strict, domain),
+                 lambda: tangent_proof(g, strict, domain, self.decls.is_rv),
+                 lambda: exp_margin_proof(g, strict, domain, members),
                  lambda: increasing_proof(g, strict, domain, lambda x, s: got if (got := sign_proof(x, s, domain))[0]
                                           else self._by_inequality_fact(nz, x, s, ineqs, eqs, sub, domain)),
-                 lambda: termwise_proof(g, strict, domain, self.decls.random_families))  # kernel/termwise.py
+                 lambda: termwise_proof(g, strict, domain, self.decls.random_families, members))  # kernel/termwise.py
         for k, attempt in enumerate(tries):
             ok, signs = attempt()
             if ok:
@@ -235,26 +239,8 @@ class LinkProver:
         return False, set()
 
     def _by_inequality_fact(self, nz, g, strict: bool, ineqs, eqs, sub, domain) -> tuple[bool, set]:
-        """``g >= 0`` (``> 0``) as ``g = d + h``: ``d >= 0`` an assumed inequality (``b <= ε`` gives
-        ``ε - b``), read at the link's own symbols (an instance of a quantified fact), and ``h >= 0``
-        proved by signs; strict when either part is."""
-        diffs = []  # each fact as d > 0 (d >= 0), for kernel/ordered.py
-        for f in ineqs:
-            if f.rel not in ("<", "<=", ">", ">=") or f.distinct:
-                continue
-            fl, fr = (as_expr(x).xreplace(sub) if sub else as_expr(x) for x in (f.lhs, f.rhs))
-            d = self.normal_difference(nz, fl, fr, eqs)
-            d = -d if f.rel in ("<", "<=") else d
-            h, fstrict = _expand(g - d), f.rel in ("<", ">")
-            diffs.append((d, fstrict))
-            if h == 0:
-                if fstrict or not strict:
-                    return True, set()
-                continue
-            ok, signs = sign_proof(h, strict=strict and not fstrict, domain=domain)
-            if ok:
-                return True, signs
-        return ordered_proof(g, strict, diffs, domain, self.decls.is_rv)  # the facts put in: 2 a > 2 b under a > b
+        """``g >= 0`` (``> 0``) from an assumed inequality read at the link's indices (kernel/fact_bounds.py)."""
+        return by_inequality_fact(self, nz, g, strict, ineqs, eqs, sub, domain)
 
     def _by_extremum(self, g, strict: bool, domain) -> tuple[bool, set]:
         """``g >= 0`` (``> 0``) where ``max(s)`` (``min(s)``) occurs beside a member ``s_i`` of its range:

@@ -92,7 +92,7 @@ def _tangent(g, strict, domain, is_random, used) -> tuple[bool, set]:
 MAX_OPS = 200  # a margin larger than this is not exponentiated
 
 
-def exp_margin_proof(g, strict: bool, domain) -> tuple[bool, set]:
+def exp_margin_proof(g, strict: bool, domain, member_sign=None) -> tuple[bool, set]:
     """``g > 0`` (``>= 0``) for a margin holding logarithms, as ``exp(g) > 1`` (``>= 1``): exp is strictly
     increasing on the reals, so the two are the same claim wherever ``g`` is real, which ``_real_here``
     checks (every log's argument proved positive).  ``log(Σ_r exp(z_r)) - z_a`` becomes
@@ -100,7 +100,7 @@ def exp_margin_proof(g, strict: bool, domain) -> tuple[bool, set]:
     used: set = set()
     if not g.has(sympy.log) or sympy.count_ops(g) > MAX_OPS or not _real_here(g, domain, used):
         return False, set()
-    ok, signs = _exp_margin(g, strict, domain)
+    ok, signs = _exp_margin(g, strict, domain, member_sign)
     if ok:
         return True, used | set(signs)
     # a positive factor divided out first: log(Σ_c exp(β z_c))/β - z_a by its numerator (the denominator
@@ -112,13 +112,13 @@ def exp_margin_proof(g, strict: bool, domain) -> tuple[bool, set]:
         mine: set = set()
         if k.is_number or k.has(sympy.log) or not bounds(k, domain, mine).positive():
             continue
-        ok, signs = _exp_margin(num if k == den else sympy.expand(g / k), strict, domain)
+        ok, signs = _exp_margin(num if k == den else sympy.expand(g / k), strict, domain, member_sign)
         if ok:
             return True, used | mine | set(signs)
     return False, set()
 
 
-def _exp_margin(g, strict: bool, domain) -> tuple[bool, set]:
+def _exp_margin(g, strict: bool, domain, member_sign=None) -> tuple[bool, set]:
     h = sympy.expand(sympy.exp(g), power_exp=True, mul=False, multinomial=False, log=False) - 1
     if h.has(sympy.log):
         return False, set()  # exp did not take the logarithms away: nothing gained
@@ -130,7 +130,8 @@ def _exp_margin(g, strict: bool, domain) -> tuple[bool, set]:
     if ok:
         return ok, set(signs) | more
     # the sums compared term by term (log(Σ_j exp(x_j)) <= max(x) + log(n): n exp(max(x)) - Σ_j exp(x_j) >= 0)
-    return termwise_proof(h, strict, domain) if h.has(DSum) else (False, set())
+    # (with the facts read at each member: x_j <= M gives n exp(M) - Σ_j exp(x_j) >= 0)
+    return termwise_proof(h, strict, domain, member_sign=member_sign) if h.has(DSum) else (False, set())
 
 
 def _real_here(x, domain, used) -> bool:

@@ -44,6 +44,11 @@ def merge_sums(g):
     for (bounds, excl), body in groups.items():  # d c = Σ_{m=1..d} c, over a range that is not reversed
         if len(bounds) == 1 and not excl.args and not (count := bounds[0][2] - bounds[0][1] + 1).is_number \
                 and count.is_nonnegative:
+            whole = [t for t in rest if not t.has(DSum)]  # n z - z = (n - 1) z, over 2..n: the terms as one
+            q = sympy.cancel(Add(*whole) / count) if len(whole) > 1 else None
+            if q is not None and not sympy.fraction(q)[1].free_symbols & count.free_symbols:
+                rest = [t for t in rest if t.has(DSum)]
+                body.append(q)
             for term in list(rest):
                 q = sympy.cancel(term / count)
                 if not sympy.fraction(q)[1].free_symbols & count.free_symbols and not q.has(DSum):
@@ -86,19 +91,20 @@ def _sum_abs(g) -> list:
                    and isinstance(merge_sums(x.args[0]), DSum))
 
 
-def termwise_proof(g, strict: bool, domain, random_families=frozenset()) -> tuple[bool, set]:
+def termwise_proof(g, strict: bool, domain, random_families=frozenset(), member_sign=None) -> tuple[bool, set]:
     """``g > 0`` (strict) or ``g >= 0`` with its sums merged, after the triangle inequality; (proved, signs).
     A margin over a denominator holding sums (``max(l) - Σ p_v l_v`` for a softmax p) is its numerator
-    where the denominator's sign is proved."""
+    where the denominator's sign is proved.  ``member_sign(summand, strict, (b, lo, hi), excluded)``, where
+    given, proves a summand's sign for every member with the assumed facts (kernel/fact_bounds.py)."""
     if len(g.atoms(DSum)) > MAX_SUMS or not g.has(DSum):
         return False, set()
     num, den = sympy.fraction(sympy.together(g))
     if den.has(DSum) and sympy.count_ops(num) <= 200:
         ok, dsigns = sign_proof(den, True, domain)
         if ok:  # den > 0: g has the sign of num
-            ok, signs = _termwise(num, strict, domain, random_families)
+            ok, signs = _termwise(num, strict, domain, random_families, member_sign)
             return (True, signs | set(dsigns)) if ok else (False, set())
-    return _termwise(g, strict, domain, random_families)
+    return _termwise(g, strict, domain, random_families, member_sign)
 
 
 MAX_MEMBERS = 4  # members written out of a sum beside a literal member (split_members)
@@ -129,7 +135,7 @@ def split_members(x, domain) -> tuple:
     return (x.xreplace(sub), used) if sub else (x, set())
 
 
-def _termwise(g0, strict, domain, random_families) -> tuple[bool, set]:
+def _termwise(g0, strict, domain, random_families, member_sign=None) -> tuple[bool, set]:
     g, split = split_members(g0, domain)
     gaps, sub = set(), {}
     for x in _sum_abs(g):
@@ -140,10 +146,12 @@ def _termwise(g0, strict, domain, random_families) -> tuple[bool, set]:
     used = set()
     sub.update(_powers_of_sums(g, gaps, domain, used))
     h = merge_sums(g.xreplace(sub) if sub else g)
-    if h == g0:
-        return False, set()
     forms = (lambda: h, lambda: _inner_triangles(h, gaps), lambda: _members_below_max(h, gaps, random_families),
              lambda: _symmetric(g.xreplace(sub) if sub else g), lambda: _abs_cases(h, gaps, domain, used))
+    if h == g0:
+        forms = ()  # nothing merged or rewritten: signs alone see no more than before
+    if member_sign is not None:
+        forms += (lambda: _fact_members(h, strict, gaps, member_sign, used),)
     for form in forms:
         ok, signs = sign_proof(form(), strict, domain)
         if ok:
@@ -250,6 +258,24 @@ def _abs_cases(h, gaps: set, domain, used: set):
         used.update(signs)
         return {body: gap()}
     return _rewrite_summands(h, gaps, rewrite)
+
+
+def _fact_members(h, strict: bool, gaps: set, member_sign, used: set):
+    """``h`` with each summand proved ``>= 0`` (``> 0``) for every member by ``member_sign`` (the assumed facts
+    read at the sum's bound index: ``M - x_b`` under ``x_i <= M``) written as a fresh G ≥ 0 (G > 0)."""
+    sub = {}
+    for x in sorted(h.atoms(DSum), key=sympy.default_sort_key):
+        if len(x.args[1]) != 1 or x.args[0].has(DSum):
+            continue
+        for s in ((True, False) if strict else (False,)):
+            ok, signs = member_sign(x.args[0], s, tuple(x.args[1][0]), tuple(x.args[2].args))
+            if ok:
+                G = Dummy("gap", positive=True) if s else Dummy("gap", nonnegative=True)
+                gaps.add(G)
+                used |= set(signs)
+                sub[x] = DSum(G, x.args[1], x.args[2])
+                break
+    return h.xreplace(sub) if sub else h
 
 
 def _inner_triangles(h, gaps: set):

@@ -22,13 +22,25 @@ _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
 
 def number_bound(f, members: bool = False):
     """(symbol, number, relation) of a fact bounding one symbol by a real number (``c > 0``, ``1 <= c``
-    read as ``c >= 1``), else None.  ``members``: a family member at literal indices (``s_1 > 1``) too."""
+    read as ``c >= 1``, ``2 m > 3`` as ``m > 3/2``, ``1 - c < 0`` as ``c > 1``), else None.  ``members``: a family
+    member at literal indices (``s_1 > 1``) too."""
     if not isinstance(f, IneqFact) or f.free or f.rel not in _FLIP:
         return None
     a, b, rel = as_expr(f.lhs), as_expr(f.rhs), f.rel
     if a.is_number and not b.is_number:
         a, b, rel = b, a, _FLIP[rel]
-    return (a, b, rel) if one_value(a, members) and b.is_number and b.is_real else None
+    if one_value(a, members) and b.is_number and b.is_real:
+        return a, b, rel
+    d = sympy.expand(a - b)  # c v + r REL 0 for one value v, c and r real numbers, c != 0
+    vs = d.free_symbols if not members else d.free_symbols | d.atoms(sympy.Indexed)
+    vs = [v for v in vs if one_value(v, members) and not (v.is_Symbol and any(v in ix.indices for ix in d.atoms(sympy.Indexed)))]
+    if len(vs) != 1:
+        return None
+    v = vs[0]
+    c, r = d.coeff(v), d.subs(v, 0)
+    if not (c.is_number and c.is_real and c != 0 and r.is_number and r.is_real) or sympy.expand(c * v + r - d) != 0:
+        return None
+    return v, -r / c, rel if c > 0 else _FLIP[rel]
 
 
 def one_value(a, members: bool = True) -> bool:

@@ -1,0 +1,98 @@
+"""Assumed inequalities read at the link's own indices (rule ``inequality``).
+
+An assumption ``u REL v`` whose index i is free (``assume top: x_i <= M``) holds for every value of i in its
+declared range, and one with ``for i != m`` for every pair of distinct values.  It is read:
+
+* as written, at the link's own symbols (i where the link has i);
+* at each other index value the margin holds that lies in i's range (``Normalizer.in_range``): a free index
+  of the link whose declared range lies inside i's (that range is then used, and reported), a literal index
+  (``x_1``: a family member the link writes exists), or the bound index of a sum whose summand is proved
+  member by member (:func:`member_sign`, for ``kernel/termwise.py``: ``Σ_j (M - x_j) >= 0``).  Where the
+  fact asks its indices to differ, the values must be known distinct (``Normalizer.distinct``).
+
+Each reading ``d >= 0`` (``> 0``) proves a margin ``g = d + h`` with ``h`` of proved sign; failing that, the
+readings are put in as orderings (kernel/ordered.py).
+"""
+from __future__ import annotations
+
+from ..terms.objects import as_expr
+from .calculus import sign_proof
+from .increasing import increasing_proof
+from .normal import _expand
+from .ordered import ordered_proof
+
+MAX_READINGS = 12  # readings of one fact at the link's index values
+
+
+def readings(prover, nz, f, g, sub, bounds) -> list[tuple]:
+    """(lhs, rhs, the free indices whose range the reading needs) of the fact ``f`` at the index values of ``g``."""
+    fl, fr = as_expr(f.lhs), as_expr(f.rhs)
+    out = [] if f.distinct else [(fl.xreplace(sub), fr.xreplace(sub), frozenset())]  # as written
+    if not f.free:
+        return out
+    vals, present = prover._index_values(g, nz, bounds)
+    for asg in prover._assignments(nz, f, vals, present, bounds):
+        free = frozenset(v for p, v in asg.items() if v != p and v in nz.free)
+        if not free <= nz.range_ok:
+            continue  # a free index's range the proof may not use
+        got = (fl.xreplace(asg), fr.xreplace(asg), free)
+        if all(got[:2] != o[:2] for o in out):
+            out.append(got)
+        if len(out) >= MAX_READINGS:
+            break
+    return out
+
+
+def by_inequality_fact(prover, nz, g, strict: bool, ineqs, eqs, sub, domain, bounds=()) -> tuple[bool, set]:
+    """``g >= 0`` (``> 0``) as ``g = d + h``: ``d >= 0`` an assumed inequality read at the link's indices (``b <= ε``
+    gives ``ε - b``), ``h >= 0`` proved by signs; strict when either part is.  ``bounds``: the bound indices
+    (sym, lo, hi) of the sum whose summand ``g`` is (read without the equation facts)."""
+    diffs, needed = [], set()  # each reading as d > 0 (d >= 0), for kernel/ordered.py
+    saved = nz.enclosing, nz.reducer
+    if bounds:
+        nz.enclosing, nz.reducer, eqs = list(bounds) + list(nz.enclosing), None, []
+    try:
+        for f in ineqs:
+            if f.rel not in ("<", "<=", ">", ">="):
+                continue
+            for fl, fr, free in readings(prover, nz, f, g, sub or {}, bounds):
+                d = prover.normal_difference(nz, fl, fr, eqs)
+                d = -d if f.rel in ("<", "<=") else d
+                h, fstrict = _expand(g - d), f.rel in ("<", ">")
+                diffs.append((d, fstrict))
+                needed |= free
+                ok, signs = (fstrict or not strict, set()) if h == 0 else \
+                    sign_proof(h, strict=strict and not fstrict, domain=domain)
+                if ok:
+                    nz.trace.ranges |= free
+                    return True, signs
+        ok, signs = ordered_proof(g, strict, diffs, domain, prover.decls.is_rv)  # 2 a > 2 b under a > b
+    finally:
+        nz.enclosing, nz.reducer = saved
+    if ok:
+        nz.trace.ranges |= needed  # attribution drops the ranges the proof holds without
+    return ok, signs
+
+
+def member_sign(prover, nz, ineqs, eqs, sub, domain):
+    """``sign(x, strict, bound, excl)``: is the summand ``x`` of a sum over ``bound = (b, lo, hi)`` leaving out the
+    free indices ``excl`` ``>= 0`` (``> 0``) for every member b, by signs, the facts read at b, or an increasing
+    function of a difference so proved?  Only where the sum leaves out every free index the normaliser splits
+    out of its range (``Normalizer.distinct`` then rightly reads b as differing from them)."""
+    def sign(x, strict, bound, excl) -> tuple[bool, set]:
+        b, lo, hi = bound
+        if set(excl) != {v for v in nz.free if nz.split_out(v, (lo, hi))}:
+            return False, set()
+        bounds = ((b, lo, hi),)
+
+        def prove(y, s):
+            got = sign_proof(y, s, domain)
+            return got if got[0] else by_inequality_fact(prover, nz, y, s, ineqs, eqs, sub, domain, bounds)
+        got = prove(x, strict)
+        if got[0]:
+            return got
+        got = increasing_proof(x, strict, domain, prove)
+        if got[0]:
+            nz.trace.rules.add("monotone")
+        return got
+    return sign

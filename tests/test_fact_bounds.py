@@ -1,0 +1,57 @@
+"""Assumed inequalities read at the link's own indices (kernel/fact_bounds.py, part of the rule `inequality`).
+
+A fact about a free index i (`x_i <= M`) holds for every i of its range: it is read at the link's other free
+indices whose range lies inside i's (that range then used), at literal members, and at the bound index of a
+sum whose summand is proved member by member.  Where a reading needs more than the fact gives (another range,
+a strict margin from a weak fact, a pair the fact does not say differ), the link does not hold."""
+import pytest
+
+from conftest import assert_verdict
+from stepcheck.checker import check_text
+
+DECLS = ("let n, N: positive integer\nlet i, j: index 1..n\nlet k: index 2..n\nlet J: index 1..N\n"
+         "let m: index 1..n\nlet M, a: real\nreal x_i for i in 1..n\nreal y_i for i in 1..n\n"
+         "real z_i for i in 1..n\nreal u_i for i in 1..n\nreal w_J for J in 1..N\n"
+         "assume top: x_i <= M\nassume strict: y_i < a\nassume peak: z_k < z_1\n"
+         "assume sep: |u_i - u_j| >= 1 for i != j\nassume wtop: w_J <= M\n")
+
+
+def _link(claim):
+    return check_text(DECLS + f"step t: {claim}\n", "t.step").steps[-1].links[0]
+
+
+@pytest.mark.parametrize("claim, rule, uses", [
+    ("x_j <= M", "inequality", {"top", "range of j"}),                # read at another index of the range
+    ("x_k <= M", "inequality", {"top", "range of k"}),                # 2..n lies inside 1..n
+    ("x_1 <= M", "inequality", {"top"}),                              # a member the link writes exists
+    ("exp(x_j) <= exp(M)", "inequality", {"top"}),
+    ("sum(j=1..n, M - x_j) >= 0", "termwise", {"top"}),               # at the sum's bound index
+    ("sum(t=1..n, exp(x_t)) <= n exp(M)", "termwise", {"top"}),
+    ("sum(t=1..n, exp(y_t)) < n exp(a)", "termwise", {"strict"}),     # strict members over a range with one
+    ("log(sum(t=1..n, exp(x_t))) <= M + log(n)", "monotone", {"top"}),
+    ("log(sum(t=1..n, exp(x_t))) - log(n) <= M", "monotone", {"top"}),
+    ("z_1 > z_k", "inequality", {"peak"}),
+    ("sum(t=2..n, z_1 - z_t) >= 0", "termwise", {"peak"}),            # at the bound index over 2..n
+    ("|u_1 - u_2| >= 1", "inequality", {"sep"}),                       # two literal members, known distinct
+    ("|u_i - u_j| >= 1 for i != j", "inequality", {"sep"}),            # free indices, distinct in this case
+])
+def test_readings_hold(claim, rule, uses):
+    link = _link(claim)
+    assert_verdict(link, "holds", rule, claim)
+    got = {u.label for u in link.uses} | {f"range of {r}" for r in getattr(link, "ranges", ())}
+    assert all(any(u in g for g in got) for u in uses), (claim, got)
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("x_J <= M", "not holds"),                         # J ranges over 1..N, not inside 1..n
+    ("w_j <= M", "not holds"),                         # the fact is about w over 1..N; j over 1..n may not lie in it
+    ("sum(t=1..n, exp(x_t)) < n exp(M)", "fails"),     # a weak fact gives no strict sum (x_t = M)
+    ("sum(j=1..n, M - x_j) >= 1", "fails"),
+    ("z_1 > z_i", "fails"),                            # i = 1 is a member of the claim
+    ("sum(t=2..n, z_1 - z_t) > 0", "fails"),           # n = 1: no member
+    ("z_k > z_1", "not holds"),                        # the other way
+    ("|u_i - u_j| >= 1", "fails"),                     # i = j
+    ("sum(t=1..n, (M - x_t) z_t) >= 0", "fails"),      # a factor of no sign
+])
+def test_readings_do_not_give_more(claim, status):
+    assert_verdict(_link(claim), status, claim=claim)
