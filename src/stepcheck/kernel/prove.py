@@ -37,6 +37,7 @@ from .attained import attained_proof
 from .fact_bounds import by_inequality_fact, member_sign
 from .moment_cs import cauchy_schwarz_proof
 from .cross_squares import cross_squares_proof
+from .second_moments import bounded_second_moment_proof, quadratic_proof
 from .increasing import increasing_proof
 from .contradictions import mean_of_signed, mean_of_signed_beside_squares
 from .elementary import composite_power, elementary
@@ -200,6 +201,8 @@ class LinkProver:
                  lambda: mean_of_signed_beside_squares(g, strict, domain),  # Var(tanh(X)) <= 1
                  lambda: cauchy_schwarz_proof(nz, g, strict, domain, self.decls.is_rv),  # Cov^2 <= Var Var
                  lambda: cross_squares_proof(g, strict, domain),  # p_i p_j <= 1/4: -2 u v beside u^2 + v^2
+                 lambda: quadratic_proof(g, strict, domain),  # a m^2 + b m + c, 4 a c - b^2 >= 0
+                 lambda: bounded_second_moment_proof(g, strict, domain, self.decls.is_rv, nz.trace),  # Var(B) <= 1/4
                  lambda: self._by_equation(nz, g, strict, eqs, domain) if eqs else (False, set()),
                  # exp(x) >= 1 + x, log(c) <= c - 1: tangent lines; log(Σ exp(z)) >= z_a through exp
                  lambda: tangent_proof(g, strict, domain, self.decls.is_rv),

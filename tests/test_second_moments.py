@@ -1,0 +1,60 @@
+"""Margins quadratic in one value, and the second moment of a surely bounded variable (kernel/second_moments.py).
+
+a m^2 + b m + c >= 0 where a > 0 and 4 a c - b^2 >= 0; E[X^2] = (lo + hi) E[X] - lo hi - G, G >= 0, where
+lo <= X <= hi on every outcome (Popoviciu: Var(X) <= (hi - lo)^2 / 4).  Where each applies the link holds;
+where it must not (a bound on one side only, a bound on the law rather than the outcome, a tighter constant,
+a strict bound reached), the link does not hold."""
+import pytest
+
+from conftest import assert_verdict
+from stepcheck.checker import check_text
+
+DECLS = ("let x, y, t: real\nrandom B, A, C, D, X\nassume b01: B >= 0, B <= 1\nassume a11: A >= -1, A <= 1\n"
+         "assume c24: C >= 2, C <= 4\nassume dlaw: E[D] >= 0, E[D] <= 1, E[D^2] <= 1\nassume xlow: X >= 0\n")
+
+
+def _link(claim):
+    return check_text(DECLS + f"step t: {claim}\n", "t.step").steps[-1].links[0]
+
+
+@pytest.mark.parametrize("claim, rule, uses", [
+    ("Var(B) <= 1/4", "bounded", {"b01"}),
+    ("Var(B) <= E[B] (1 - E[B])", "bounded", {"b01"}),
+    ("E[B^2] - E[B]^2 <= 1/4", "bounded", {"b01"}),
+    ("Var(A) <= 1", "bounded", {"a11"}),
+    ("Var(C) <= 1", "bounded", {"c24"}),
+    ("SD(C) <= 1", "bounded", {"c24"}),                # with squared
+    ("x^2 - 2 x y + 2 y^2 >= 0", "inequality", set()),
+    ("t^2 + t + 1 > 0", "inequality", set()),
+])
+def test_holds(claim, rule, uses):
+    link = _link(claim)
+    assert_verdict(link, "holds", rule, claim)
+    assert uses <= {u.label for u in link.uses}, (claim, link.uses)
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("Var(B) < 1/4", "not holds"),          # B = 0 or 1 with probability 1/2 each: Var(B) = 1/4
+    ("Var(B) <= 1/5", "not holds"),
+    ("Var(C) <= 1/2", "not holds"),
+    ("Var(X) <= 1/4", "not holds"),         # a bound on one side only
+    ("Var(D) <= 1/4", "not holds"),         # bounds on the law, not on each outcome
+    ("x^2 - 3 x y + 2 y^2 >= 0", "not holds"),  # x = 3/2, y = 1 (between the trial values)
+    ("t^2 + 2 t + 1 > 0", "fails"),         # t = -1
+])
+def test_gives_nothing_more(claim, status):
+    assert_verdict(_link(claim), status, claim=claim)
+
+
+def test_quadratic_rule_itself():
+    import sympy as sp
+
+    from stepcheck.kernel.calculus import symbol_domain
+    from stepcheck.kernel.second_moments import quadratic_proof
+
+    m, c = sp.symbols("m c", real=True)
+    g = sp.Symbol("g", nonnegative=True)
+    assert quadratic_proof(m**2 - m + sp.Rational(1, 4) + g, False, symbol_domain)[0]
+    assert not quadratic_proof(m**2 - m + sp.Rational(1, 4) + g, True, symbol_domain)[0]   # 0 at m = 1/2, g = 0
+    assert not quadratic_proof(m**2 - m + c, False, symbol_domain)[0]                       # c of no sign
+    assert not quadratic_proof(-m**2 + 1, False, symbol_domain)[0]                          # a < 0
