@@ -250,3 +250,27 @@ def test_assumptions_that_share_no_name_are_checked_apart(monkeypatch):
     check_text("random X, Y\nassume one: E[X] = 1\nassume two: Cov(X, Y) = 0\nassume three: E[Y] = 2\n"
                "step a: E[X + Y] = 3 by one, three\n", "t.step")
     assert seen == [["one", "three", "two"]]
+
+
+ORDER = "let n: positive integer\nlet i, j: index 1..n\nreal r_i for i in 1..n\n"
+
+
+@pytest.mark.parametrize("facts, labels", [
+    ("assume ord: r_i < r_j for i != j\nassume two: n >= 2\n", "`ord`, `two`"),
+    ("assume ord: r_i - r_j > 0 for i != j\nassume two: n > 1\n", "`ord`, `two`"),
+    ("assume ord: r_i < r_j for i != j\nassume seen: r_2 > 0\n", "`ord`, `seen`"),  # r_2 presupposes n >= 2
+])
+def test_a_strict_order_both_ways_is_a_contradiction_where_the_range_has_two_members(facts, labels):
+    hit, statuses = _inconsistent(ORDER + facts + "step s: r_1 < r_2\n")
+    assert hit is not None and labels in hit.title and any("two members" in n for n in hit.notes), (facts, hit)
+    assert "holds" not in statuses
+
+
+@pytest.mark.parametrize("facts", [
+    "assume ord: r_i < r_j for i != j\n",                          # n = 1: no two distinct indices, it holds
+    "assume ord: r_i < r_j + 1 for i != j\nassume two: n >= 2\n",  # not the negation when swapped
+    "assume ord: r_i <= r_j for i != j\nassume two: n >= 2\n",     # weak: every r equal satisfies it
+])
+def test_no_contradiction_where_the_order_can_hold(facts):
+    hit, _ = _inconsistent(ORDER + facts + "step s: r_1 <= r_1\n")
+    assert hit is None, (facts, hit.title)

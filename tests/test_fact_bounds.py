@@ -14,10 +14,13 @@ DECLS = ("let n, N: positive integer\nlet i, j: index 1..n\nlet k: index 2..n\nl
          "real z_i for i in 1..n\nreal u_i for i in 1..n\nreal w_J for J in 1..N\n"
          "assume top: x_i <= M\nassume strict: y_i < a\nassume peak: z_k < z_1\n"
          "assume sep: |u_i - u_j| >= 1 for i != j\nassume wtop: w_J <= M\n")
+WEIGHTS = "real v_i for i in 1..n\nassume vpos: v_i >= 0\n"
+MEAN = "random W\nassume mw: 2 E[W] > 3\n"
 
 
 def _link(claim):
-    return check_text(DECLS + f"step t: {claim}\n", "t.step").steps[-1].links[0]
+    extra = (WEIGHTS if "v_" in claim else "") + (MEAN if "W" in claim else "")
+    return check_text(DECLS + extra + f"step t: {claim}\n", "t.step").steps[-1].links[0]
 
 
 @pytest.mark.parametrize("claim, rule, uses", [
@@ -34,6 +37,9 @@ def _link(claim):
     ("sum(t=2..n, z_1 - z_t) >= 0", "termwise", {"peak"}),            # at the bound index over 2..n
     ("|u_1 - u_2| >= 1", "inequality", {"sep"}),                       # two literal members, known distinct
     ("|u_i - u_j| >= 1 for i != j", "inequality", {"sep"}),            # free indices, distinct in this case
+    ("v_i (M - x_i) >= 0", "inequality", {"top", "vpos"}),             # factor by factor
+    ("sum(t=1..n, v_t x_t) <= M sum(t=1..n, v_t)", "termwise", {"top", "vpos"}),
+    ("E[W] > 3/2", "inequality", {"mw"}),                              # the fact scaled by 1/2
 ])
 def test_readings_hold(claim, rule, uses):
     link = _link(claim)
@@ -51,6 +57,9 @@ def test_readings_hold(claim, rule, uses):
     ("sum(t=2..n, z_1 - z_t) > 0", "fails"),           # n = 1: no member
     ("z_k > z_1", "not holds"),                        # the other way
     ("|u_i - u_j| >= 1", "fails"),                     # i = j
+    ("v_i (x_i - M) >= 0", "fails"),                   # a factor of the wrong sign
+    ("sum(t=1..n, v_t (M - x_t)) > 0", "fails"),       # weak facts: v = 0
+    ("E[W] > 2", "fails"),                             # more than the fact gives
     ("sum(t=1..n, (M - x_t) z_t) >= 0", "fails"),      # a factor of no sign
 ])
 def test_readings_do_not_give_more(claim, status):

@@ -52,7 +52,11 @@ def _unconnected(state, facts) -> list[dict]:
     owner: dict = {}  # name -> a label that mentions it
     for lab in facts:
         root[lab] = lab
-        for n in state.fact_names(lab):
+        # a fact over a free index also speaks of the ends of its range: `r_i < r_j for i != j` over 1..n and
+        # `n >= 2` contradict each other
+        ends = {e for f in facts[lab] for i in getattr(f, "free", ()) if i in state.scope.index_ranges
+                for end in state.scope.index_ranges[i] for e in getattr(end, "free_symbols", ())}
+        for n in state.fact_names(lab) | ends:
             key = getattr(n, "name", str(n))
             if key in owner:
                 root[find(lab)] = find(owner[key])

@@ -39,7 +39,7 @@ from .reduce import Inconsistent, basis_of, bounded_by, reduce_modulo
 from .surely import surely_rules
 from .gram import MAX_PAIRS_OF, _form, _gram_violated, _value, _written_gram
 from .contradictions import (Contradiction, _bounds_against_equations, _independence_used, _minimal, _moment_ranges,
-                             _pointwise_sign, _signed_consequence, _spread, _unit)
+                             _pointwise_sign, _signed_consequence, _spread, _strict_order_both_ways, _unit)
 
 MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
 
@@ -325,7 +325,7 @@ def _check_consistency(decls: Decls, facts: dict, limits: Limits, cache: dict | 
     found = _bounds_contradicted(nz, decls, facts, labels, polys, owners) or \
         _bounds_against_equations(nz, facts, labels, polys, owners) or \
         _signed_consequence(decls, facts, labels, polys, owners, limits) or _moment_ranges(decls, polys, owners) or \
-        _pointwise_sign(nz, facts, labels, polys, owners)
+        _pointwise_sign(nz, facts, labels, polys, owners) or _strict_order_both_ways(decls, facts, labels)
     if found is not None:
         return found
     quantities = _quantities(nz, [x for _, x in exprs])

@@ -400,3 +400,37 @@ def _spread(nz, s, bs, polys, owners):
                                  f"{show(s)} = {show(b)} on every outcome, so {show(E((s - b) ** 2))} = 0, but these "
                                  f"assumptions give {show(v)}")
     return None
+
+
+def _strict_order_both_ways(decls, facts, labels) -> Contradiction | None:
+    """A strict fact over two distinct indices of one range that is antisymmetric in them (``r_i < r_j for i !=
+    j``: swapping i and j gives its negation) holds for no values once the range has two members: read at
+    (i, j) = (lo, lo + 1) and at (lo + 1, lo), both ``d > 0`` and ``-d > 0``.  The range has two members by the
+    numbers or by assumed bounds by numbers (``n >= 2``, or a fact that writes a member ``r_2``), whose labels are
+    reported too.  Where the range may have one member only, the fact holds there (vacuously) and is no
+    contradiction."""
+    from .twins import number_bound
+
+    ineqs = [(lab, f) for lab in labels for f in facts[lab] if isinstance(f, IneqFact)]
+    domain = refined_domain([f for _, f in ineqs])
+    for lab, f in ineqs:
+        if f.rel not in ("<", ">") or len(f.distinct) != 1:
+            continue
+        a, b = f.distinct[0]
+        rng = decls.index_ranges.get(a)
+        if rng is None or rng != decls.index_ranges.get(b) or not {a, b} <= set(f.free):
+            continue
+        d = as_expr(f.lhs) - as_expr(f.rhs)
+        if sympy.expand(d + d.xreplace({a: b, b: a})) != 0:
+            continue
+        two = sympy.expand(rng[1] - rng[0] - 1)  # hi - lo >= 1: two members
+        if not (two.is_nonnegative or sign_proof(two, False, domain)[0]):
+            continue
+        bounds = [lb for lb, g in ineqs if lb != lab and (got := number_bound(g)) is not None
+                  and got[0] in two.free_symbols]
+        at = [{a: rng[0], b: rng[0] + 1}, {a: rng[0] + 1, b: rng[0]}]
+        said = " and ".join(f"{show(as_expr(f.lhs).xreplace(v))} {f.rel} {show(as_expr(f.rhs).xreplace(v))}" for v in at)
+        return Contradiction([lab] + list(dict.fromkeys(bounds)),
+                             f"`{lab}` holds for every two distinct indices of {show(rng[0])}..{show(rng[1])}, which has "
+                             f"two members: at the first two it says {said}")
+    return None

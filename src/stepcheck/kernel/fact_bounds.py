@@ -15,7 +15,9 @@ readings are put in as orderings (kernel/ordered.py).
 """
 from __future__ import annotations
 
-from ..terms.objects import as_expr
+import sympy
+
+from ..terms.objects import E, as_expr
 from .calculus import sign_proof
 from .increasing import increasing_proof
 from .normal import _expand
@@ -43,7 +45,7 @@ def readings(prover, nz, f, g, sub, bounds) -> list[tuple]:
     return out
 
 
-def by_inequality_fact(prover, nz, g, strict: bool, ineqs, eqs, sub, domain, bounds=()) -> tuple[bool, set]:
+def by_inequality_fact(prover, nz, g, strict: bool, ineqs, eqs, sub, domain, bounds=(), factors=True) -> tuple[bool, set]:
     """``g >= 0`` (``> 0``) as ``g = d + h``: ``d >= 0`` an assumed inequality read at the link's indices (``b <= ε``
     gives ``ε - b``), ``h >= 0`` proved by signs; strict when either part is.  ``bounds``: the bound indices
     (sym, lo, hi) of the sum whose summand ``g`` is (read without the equation facts)."""
@@ -61,17 +63,66 @@ def by_inequality_fact(prover, nz, g, strict: bool, ineqs, eqs, sub, domain, bou
                 h, fstrict = _expand(g - d), f.rel in ("<", ">")
                 diffs.append((d, fstrict))
                 needed |= free
-                ok, signs = (fstrict or not strict, set()) if h == 0 else \
-                    sign_proof(h, strict=strict and not fstrict, domain=domain)
-                if ok:
-                    nz.trace.ranges |= free
-                    return True, signs
+                for lam in _scales(g, d):  # g = λ d + h, λ > 0: 1 first, then what matches one value's coefficient
+                    h = _expand(g - lam * d)
+                    ok, signs = (fstrict or not strict, set()) if h == 0 else \
+                        sign_proof(h, strict=strict and not fstrict, domain=domain)
+                    if ok:
+                        nz.trace.ranges |= free
+                        return True, signs
         ok, signs = ordered_proof(g, strict, diffs, domain, prover.decls.is_rv)  # 2 a > 2 b under a > b
+        if not ok and factors:
+            ok, signs = factorwise(g, strict, lambda y, s: got if (got := sign_proof(y, s, domain))[0] else
+                                   by_inequality_fact(prover, nz, y, s, ineqs, eqs, sub, domain, bounds, False))
     finally:
         nz.enclosing, nz.reducer = saved
     if ok:
         nz.trace.ranges |= needed  # attribution drops the ranges the proof holds without
     return ok, signs
+
+
+MAX_SCALES = 3
+
+
+def _scales(g, d) -> list:
+    """Positive numbers λ to try in ``g = λ d + h``: 1, then ``c_g / c_d`` for values (a name, a member, a mean) with
+    number coefficients in both (``E[W] - 3/2`` from ``2 E[W] - 3 > 0``: λ = 1/2)."""
+    out = [sympy.Integer(1)]
+    for q in sorted(d.atoms(sympy.Symbol, sympy.Indexed, E), key=sympy.default_sort_key):
+        cd, cg = d.coeff(q), g.coeff(q)
+        if cd.is_number and cg.is_number and cd != 0 and (lam := cg / cd) > 0 and lam not in out:
+            out.append(lam)
+        if len(out) > MAX_SCALES:
+            break
+    return out
+
+
+MAX_FACTOR_OPS = 40
+
+
+def factorwise(g, strict: bool, prove) -> tuple[bool, set]:
+    """``g >= 0`` (``> 0``) where ``g`` factors into a positive number times factors each proved ``>= 0`` (``> 0``) or
+    ``<= 0`` (``< 0``) by ``prove`` (an even number of them ``<= 0``): ``w_b (M - x_b) >= 0`` from ``w_i >= 0`` and
+    ``x_i <= M``."""
+    if sympy.count_ops(g) > MAX_FACTOR_OPS:
+        return False, set()
+    try:
+        c, fs = sympy.factor_list(sympy.factor_terms(g))
+    except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
+        return False, set()
+    factors = [(f, k) for f, k in fs if not f.is_number]
+    if len(factors) < 2 and not (factors and factors[0][1] > 1) or not c.is_number or c == 0:
+        return False, set()
+    negative, used = c < 0, set()
+    for f, k in factors:
+        got = prove(f, strict)
+        if not got[0]:
+            got = prove(-f, strict)
+            if not got[0]:
+                return False, set()
+            negative ^= bool(k % 2)
+        used |= set(got[1])
+    return (False, set()) if negative else (True, used)
 
 
 def member_sign(prover, nz, ineqs, eqs, sub, domain):

@@ -18,6 +18,7 @@ from ..terms.facts import KernelLimit
 from ..terms.objects import SD, as_expr
 from .calculus import bounds, symbol_domain
 from .normal import RuleSet
+from .termwise import reached
 
 _FLIP = {">": "<", ">=": "<="}
 
@@ -30,6 +31,10 @@ def squared_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unro
     if rel not in ("<", "<=", "=") or getattr(prover, "_squaring", False) or deadline.remaining() <= 0:
         return None
     if not any(x.has(sympy.Abs, SD) or any(p.exp == sympy.Rational(1, 2) for p in x.atoms(sympy.Pow)) for x in (lhs, rhs)):
+        return None
+    if rel == "=" and not any(reached(x, lambda y: isinstance(y, sympy.Abs)) for x in (lhs, rhs)):
+        # square roots and SDs of an equation are normalised as written: only an |.| the squaring reaches (through
+        # +, * and ^, not inside a mean) gains from it
         return None
     signs: set = set()
     try:
