@@ -34,6 +34,7 @@ def _link(claim):
     ("log(sum(t=1..n, exp(x_t))) <= M + log(n)", "monotone", {"top"}),
     ("log(sum(t=1..n, exp(x_t))) - log(n) <= M", "monotone", {"top"}),
     ("z_1 > z_k", "inequality", {"peak"}),
+    ("z_1 > z_2", "inequality", {"peak"}),                            # z_2 written: 2 <= n, so 2 lies in 2..n
     ("sum(t=2..n, z_1 - z_t) >= 0", "termwise", {"peak"}),            # at the bound index over 2..n
     ("|u_1 - u_2| >= 1", "inequality", {"sep"}),                       # two literal members, known distinct
     ("|u_i - u_j| >= 1 for i != j", "inequality", {"sep"}),            # free indices, distinct in this case
@@ -54,6 +55,7 @@ def test_readings_hold(claim, rule, uses):
     ("sum(t=1..n, exp(x_t)) < n exp(M)", "fails"),     # a weak fact gives no strict sum (x_t = M)
     ("sum(j=1..n, M - x_j) >= 1", "fails"),
     ("z_1 > z_i", "fails"),                            # i = 1 is a member of the claim
+    ("z_1 > z_1", "fails"),                            # 1 is not in 2..n
     ("sum(t=2..n, z_1 - z_t) > 0", "fails"),           # n = 1: no member
     ("z_k > z_1", "not holds"),                        # the other way
     ("|u_i - u_j| >= 1", "fails"),                     # i = j

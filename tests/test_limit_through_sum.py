@@ -122,6 +122,14 @@ LSE = "let a, b, c: real\nassume ab: a > b\n"
     ("limit(T log(exp(a/T) + exp(b/T)), T -> 0+) = a + 1", "fails"),
     ("limit(T log(exp(a/T) + exp(c/T)), T -> 0+) = a", "not holds"),  # nothing orders a and c
     ("limit(T log(exp(a/T) + exp(b/T)), T -> 0-) = a", "not holds"),  # from below it is the smaller, b
+    ("limit(T log(exp(a/T) + exp(b/T)), T -> 0-) = b", "holds"),
+    # with no ordering, by cases: a > b, a = b, a < b (a limit can turn on whether a slack is 0)
+    ("limit(T log(exp(a/T) + exp(c/T)), T -> 0+) = max(a, c)", "holds"),
+    ("limit(T log(exp(a/T) + exp(c/T)), T -> 0-) = min(a, c)", "holds"),
+    ("limit(T log(1 + exp(c/T)), T -> 0+) = max(c, 0)", "holds"),
+    ("limit(T log(exp(a/T) + exp(c/T)), T -> 0+) = min(a, c)", "not holds"),
+    ("limit(T log(exp(a/T) + exp(c/T)), T -> 0-) = max(a, c)", "not holds"),
+    ("limit(T log(exp(a/T) + exp(c/T)), T -> 0+) = max(a, c) + 1", "not holds"),
 ])
 def test_log_sum_exp_at_zero_temperature(claim, status):
     (link,) = check_text(LSE + f"step t: {claim}\n", "t.step").steps[0].links

@@ -5,7 +5,10 @@ in one real, non-random name s with a number coefficient k (``max(x, 0)``,
 ``max(a, b)``, ``min(x - 1, 2)``), the two cases are written with a slack:
 s is replaced by the value that makes a = b plus ``t/k`` for a nonnegative t
 (a ≥ b), then plus ``-u/k`` for a positive u (a < b); sympy then reads every
-such max and min itself (``Max(b + t, b) = b + t``).  ``|w|`` is ``max(w, -w)``: its cases are w ≥ 0
+such max and min itself (``Max(b + t, b) = b + t``).  In a link that takes a
+limit, whose value may turn on whether a slack is 0 (``exp(-t/T)`` as T -> 0+),
+a ≥ b is two cases, ``t > 0`` and a = b (three in all), so
+``limit(T log(exp(a/T) + exp(b/T)), T -> 0+) = max(a, b)`` holds.  ``|w|`` is ``max(w, -w)``: its cases are w ≥ 0
 and w < 0, with the same slack (``|x - 3| ≤ |x - 1| + 2``).  Every real value of s
 lies in exactly one case, so a link that holds in both holds (``max(x, 0) -
 max(-x, 0) = x``, ``max(a, b) + min(a, b) = a + b``, ``max(a, b) ≥ a``).  A
@@ -34,6 +37,7 @@ def case_options(exprs, decls, absolute: bool = False):
     in order: ``|x - 1| <= |x| + 1`` holds split at x = 1 first (at x = 0 first, the case 0 <= x < 1 is
     lost when |x - 1| is split again on the slack)."""
     link = _bound_in(exprs)
+    limits = any(x.has(sympy.Limit) for x in exprs)
     kinds = (sympy.Abs,) if absolute else (sympy.Max, sympy.Min)
     atoms = sorted({a for x in exprs for a in x.atoms(*kinds) if len(a.args) in (1, 2)}, key=sympy.default_sort_key)
     if absolute and len(atoms) > MAX_ABS:
@@ -55,6 +59,8 @@ def case_options(exprs, decls, absolute: bool = False):
             at = sympy.expand(s - d / k)  # the value of s where the two arguments are equal
             t, u = sympy.Dummy("t", nonnegative=True), sympy.Dummy("u", positive=True)
             cases = [{s: at + t / k}, {s: at - u / k}]
+            if limits:  # a limit may turn on whether a slack is 0 (exp(-t/T) as T -> 0+): a = b is a case of its own
+                cases = [{s: at + sympy.Dummy("t", positive=True) / k}, {s: at}, {s: at - u / k}]
             other = at.free_symbols
             if absolute and s.is_nonnegative and len(other) == 1 and at == (o := other.pop()) and o.is_nonnegative:
                 # two slacks s, o ≥ 0 and d = k (s - o): each case written in its larger one, which keeps both signs

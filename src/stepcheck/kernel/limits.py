@@ -114,24 +114,33 @@ def _limit_with_gaps(f, x, a, side, gaps, member=()):
             sub[t] = (G - r) / c
             back[G] = g0
             break
-    if back:  # exp((G + s_2)/T) = exp(G/T) exp(s_2/T): the common factor cancels before sympy takes the limit
-        try:
-            f = sympy.cancel(sympy.expand(f, power_exp=True))
-        except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
-            pass
-        # and leaves a logarithm: log(exp(a/T) (1 + exp(-G/T))) = a/T + log(1 + exp(-G/T)), by sympy's own
-        # expand_log, which splits a log of a product only where its factors are positive; as T -> 0+ or
-        # T -> oo only T > 0 matters, so T is taken positive there (exp(a/T) is then a positive number)
-        if f.has(sympy.log) and ((a == 0 and side == "+") or a == sympy.oo):
-            xp = Dummy(x.name, positive=True)
-            g = f.xreplace({x: xp}).replace(lambda e: isinstance(e, sympy.log),
-                                            lambda e: sympy.log(sympy.factor_terms(e.args[0])))
-            g = sympy.expand_log(g)
-            if not g.has(x):
-                f, x = g, xp
+    if back:
+        f, x = _exp_factored(f, x, a, side)
     member = tuple(sympy.Tuple(m.args[0].xreplace(sub), *m.args[1:]) for m in member) if sub else member
     out = _take_limit(f, x, a, side, member)
     return out.xreplace(back)
+
+
+def _exp_factored(f, x, a, side):
+    """``f`` with exp((G + s_2)/T) written exp(G/T) exp(s_2/T), so that a common factor cancels before sympy takes
+    the limit, and a logarithm of a product split where that leaves one: log(exp(a/T) (1 + exp(-G/T))) =
+    a/T + log(1 + exp(-G/T)), by sympy's own expand_log, which splits a log of a product only where its factors
+    are positive; as T -> 0+ or T -> oo only T > 0 matters, so T is taken positive there (exp(a/T) is then a
+    positive number), and negative as T -> 0- or T -> -oo.  (the rewritten f, its variable: x, or a twin of it
+    of that sign)."""
+    try:
+        f = sympy.cancel(sympy.expand(f, power_exp=True))
+    except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
+        pass
+    if f.has(sympy.log) and (a == 0 and side in ("+", "-") or not a.is_finite):
+        # only the sign of T near the point matters: T > 0 as T -> 0+ or oo, T < 0 as T -> 0- or -oo
+        xp = Dummy(x.name, positive=True) if (side == "+" if a == 0 else a == sympy.oo) else Dummy(x.name, negative=True)
+        g = f.xreplace({x: xp}).replace(lambda e: isinstance(e, sympy.log),
+                                        lambda e: sympy.log(sympy.factor_terms(e.args[0])))
+        g = sympy.expand_log(g)
+        if not g.has(x):
+            return g, xp
+    return f, x
 
 
 def _take_limit(f, x, a, side, member=()):
@@ -155,7 +164,15 @@ def _take_limit(f, x, a, side, member=()):
             reps[atom] = Dummy("c", real=True)
     g = f.xreplace(reps)
     try:
-        r = _one_limit(g, x, a, side)
+        try:
+            r = _one_limit(g, x, a, side)
+        except KernelLimit:
+            # a value whose sign is not known in an exponent (exp(b/T) for a real b): factored out and taken
+            # out of the logarithm first (a case of max(a, b) writes a = b + t, t > 0)
+            h, y = _exp_factored(g, x, a, side) if g.has(sympy.exp) and g.has(sympy.log) else (g, x)
+            if h == g:
+                raise
+            r = _one_limit(h, y, a, side)
     except (NotImplementedError, ValueError, TypeError) as e:
         raise KernelLimit(f"sympy could not take this limit ({type(e).__name__})")
     if r.has(sympy.Limit, sympy.AccumBounds, sympy.nan, sympy.zoo):

@@ -453,8 +453,10 @@ class LinkProver:
         choices = []
         for p in f.free:
             rng = self.decls.index_ranges.get(p)
-            choices.append([v for v in vals if nz.in_range(v, rng, bounds) or (
-                (v, rng) in present and sympy.Ge(v, rng[0]) == sympy.true and sympy.Gt(v, rng[1]) != sympy.true)])
+            # a member x_2 the link writes presumes 2 <= the end of x's range: in a fact's range with that end
+            choices.append([v for v in vals if nz.in_range(v, rng, bounds) or rng is not None and (
+                any(pv == v and sympy.expand(pr[1] - rng[1]) == 0 for pv, pr in present)
+                and sympy.Ge(v, rng[0]) == sympy.true and sympy.Gt(v, rng[1]) != sympy.true)])
         for combo in itertools.product(*choices):
             asg = dict(zip(f.free, combo))
             if any(nz.distinct(asg[a], asg[b], bounds) is not True for (a, b) in f.distinct
