@@ -259,17 +259,30 @@ ORDER = "let n: positive integer\nlet i, j: index 1..n\nreal r_i for i in 1..n\n
     ("assume ord: r_i < r_j for i != j\nassume two: n >= 2\n", "`ord`, `two`"),
     ("assume ord: r_i - r_j > 0 for i != j\nassume two: n > 1\n", "`ord`, `two`"),
     ("assume ord: r_i < r_j for i != j\nassume seen: r_2 > 0\n", "`ord`, `seen`"),  # r_2 presupposes n >= 2
+    ("assume ord: r_i < r_j for i != j\nassume two: n = 2\n", "`ord`, `two`"),      # a dimension fixed
+    ("assume ord: r_i <= r_j - 1 for i != j\nassume two: n >= 2\n", "`ord`, `two`"),  # both ways: 2 <= 0
 ])
 def test_a_strict_order_both_ways_is_a_contradiction_where_the_range_has_two_members(facts, labels):
     hit, statuses = _inconsistent(ORDER + facts + "step s: r_1 < r_2\n")
-    assert hit is not None and labels in hit.title and any("two members" in n for n in hit.notes), (facts, hit)
+    assert hit is not None and labels in hit.title and any("distinct indices" in n for n in hit.notes), (facts, hit)
     assert "holds" not in statuses
+
+
+def test_a_fact_over_two_indices_that_may_be_equal_is_read_at_equal_ones():
+    """`r_i < r_j` with no `for i != j` says r_1 < r_1 at i = j: no values satisfy it."""
+    hit, statuses = _inconsistent(ORDER + "assume ord: r_i < r_j\nstep s: r_i < r_i\n")
+    assert hit is not None and "`ord`" in hit.title and any("equal ones too" in n for n in hit.notes)
+    assert "holds" not in statuses
+    for fine in ("r_i - r_j <= 1", "|r_i - r_j| >= 0"):  # hold at i = j
+        assert _inconsistent(ORDER + f"assume ord: {fine}\nstep s: r_1 <= r_1\n")[0] is None, fine
 
 
 @pytest.mark.parametrize("facts", [
     "assume ord: r_i < r_j for i != j\n",                          # n = 1: no two distinct indices, it holds
     "assume ord: r_i < r_j + 1 for i != j\nassume two: n >= 2\n",  # not the negation when swapped
     "assume ord: r_i <= r_j for i != j\nassume two: n >= 2\n",     # weak: every r equal satisfies it
+    "assume ord: |r_i - r_j| >= 1 for i != j\nassume two: n >= 2\n",  # r_i = i satisfies it
+    "assume ord: r_i <= r_j - 1 for i != j\nassume two: n = 1\n",     # one member: no two distinct indices
 ])
 def test_no_contradiction_where_the_order_can_hold(facts):
     hit, _ = _inconsistent(ORDER + facts + "step s: r_1 <= r_1\n")

@@ -9,8 +9,8 @@ import pytest
 from conftest import assert_verdict
 from stepcheck.checker import check_text
 
-DECLS = ("let x, y, t: real\nrandom B, A, C, D, X\nassume b01: B >= 0, B <= 1\nassume a11: A >= -1, A <= 1\n"
-         "assume c24: C >= 2, C <= 4\nassume dlaw: E[D] >= 0, E[D] <= 1, E[D^2] <= 1\nassume xlow: X >= 0\n")
+DECLS = ("let x, y, t: real\nrandom B, A, C, D, X, O\nassume b01: B >= 0, B <= 1\nassume a11: A >= -1, A <= 1\n"
+         "assume c24: C >= 2, C <= 4\nassume o01: O > 0, O < 1\nassume dlaw: E[D] >= 0, E[D] <= 1, E[D^2] <= 1\nassume xlow: X >= 0\n")
 
 
 def _link(claim):
@@ -24,6 +24,7 @@ def _link(claim):
     ("Var(A) <= 1", "bounded", {"a11"}),
     ("Var(C) <= 1", "bounded", {"c24"}),
     ("SD(C) <= 1", "bounded", {"c24"}),                # with squared
+    ("Var(O) < 1/4", "bounded", {"o01"}),              # strict bounds: (O - 0)(1 - O) > 0 on every outcome
     ("x^2 - 2 x y + 2 y^2 >= 0", "inequality", set()),
     ("t^2 + t + 1 > 0", "inequality", set()),
 ])

@@ -403,34 +403,55 @@ def _spread(nz, s, bs, polys, owners):
 
 
 def _strict_order_both_ways(decls, facts, labels) -> Contradiction | None:
-    """A strict fact over two distinct indices of one range that is antisymmetric in them (``r_i < r_j for i !=
-    j``: swapping i and j gives its negation) holds for no values once the range has two members: read at
-    (i, j) = (lo, lo + 1) and at (lo + 1, lo), both ``d > 0`` and ``-d > 0``.  The range has two members by the
-    numbers or by assumed bounds by numbers (``n >= 2``, or a fact that writes a member ``r_2``), whose labels are
-    reported too.  Where the range may have one member only, the fact holds there (vacuously) and is no
-    contradiction."""
+    """A fact ``d REL 0`` over two indices a, b of one range that no two readings can both satisfy:
+
+    * over distinct indices (``for a != b``): where ``d(a, b) + d(b, a)`` is a number c that two readings cannot
+      give (``r_i < r_j``: c = 0, not < 0; ``r_i <= r_j - 1``: c = -2 ... read as ``d <= 0`` both ways, 2 <= 0),
+      once the range has two members, read at (lo, lo + 1) and (lo + 1, lo);
+    * over any two indices (no ``for a != b``): where ``d(a, a)`` is a number that breaks REL (``r_i < r_j`` at
+      i = j says ``r_i < r_i``), once the range has a member.
+
+    The range's size comes from the numbers, from assumed bounds by numbers (``n >= 2``, a fact that writes a
+    member ``r_2``) or from an equation fixing a dimension (``n = 2``), whose labels are reported too.  Where the
+    range may be too small, the fact holds there (vacuously) and is no contradiction."""
     from .twins import number_bound
 
     ineqs = [(lab, f) for lab in labels for f in facts[lab] if isinstance(f, IneqFact)]
+    fixed = {}  # n = 2: a dimension fixed by an equation, and its label
+    for lab in labels:
+        for f in facts[lab]:
+            if isinstance(f, EqFact) and not f.free and (x := as_expr(f.lhs)).is_Symbol and as_expr(f.rhs).is_number:
+                fixed[x] = (as_expr(f.rhs), lab)
     domain = refined_domain([f for _, f in ineqs])
     for lab, f in ineqs:
-        if f.rel not in ("<", ">") or len(f.distinct) != 1:
+        if f.rel not in ("<", ">", "<=", ">="):
             continue
-        a, b = f.distinct[0]
-        rng = decls.index_ranges.get(a)
-        if rng is None or rng != decls.index_ranges.get(b) or not {a, b} <= set(f.free):
-            continue
-        d = as_expr(f.lhs) - as_expr(f.rhs)
-        if sympy.expand(d + d.xreplace({a: b, b: a})) != 0:
-            continue
-        two = sympy.expand(rng[1] - rng[0] - 1)  # hi - lo >= 1: two members
-        if not (two.is_nonnegative or sign_proof(two, False, domain)[0]):
-            continue
-        bounds = [lb for lb, g in ineqs if lb != lab and (got := number_bound(g)) is not None
-                  and got[0] in two.free_symbols]
-        at = [{a: rng[0], b: rng[0] + 1}, {a: rng[0] + 1, b: rng[0]}]
-        said = " and ".join(f"{show(as_expr(f.lhs).xreplace(v))} {f.rel} {show(as_expr(f.rhs).xreplace(v))}" for v in at)
-        return Contradiction([lab] + list(dict.fromkeys(bounds)),
-                             f"`{lab}` holds for every two distinct indices of {show(rng[0])}..{show(rng[1])}, which has "
-                             f"two members: at the first two it says {said}")
+        pairs = [(a, b, True) for a, b in f.distinct] + [
+            (a, b, False) for a, b in itertools.combinations(f.free, 2) if (a, b) not in f.distinct
+            and (b, a) not in f.distinct and not f.distinct]
+        for a, b, distinct in pairs:
+            rng = decls.index_ranges.get(a)
+            if rng is None or rng != decls.index_ranges.get(b) or not {a, b} <= set(f.free):
+                continue
+            d = sympy.expand(as_expr(f.lhs) - as_expr(f.rhs))
+            c = sympy.expand(d + d.xreplace({a: b, b: a})) if distinct else sympy.expand(d.xreplace({b: a}))
+            if not c.is_number or _relation_holds(c, f.rel):
+                continue  # the two readings can hold together (or the one at a = b does)
+            need = sympy.expand(rng[1] - rng[0] - (1 if distinct else 0))  # two members (one)
+            sized = need.xreplace({k: v for k, (v, _) in fixed.items()})
+            if not (sized.is_nonnegative or sign_proof(sized, False, domain)[0]):
+                continue
+            bounds = [lb for lb, g in ineqs if lb != lab and (got := number_bound(g)) is not None
+                      and got[0] in need.free_symbols] + [fixed[k][1] for k in need.free_symbols if k in fixed]
+            at = [{a: rng[0], b: rng[0] + 1}, {a: rng[0] + 1, b: rng[0]}] if distinct else [{a: rng[0], b: rng[0]}]
+            said = " and ".join(f"{show(as_expr(f.lhs).xreplace(v))} {f.rel} {show(as_expr(f.rhs).xreplace(v))}" for v in at)
+            which = "two distinct indices" if distinct else "two indices, equal ones too,"
+            return Contradiction([lab] + [x for x in dict.fromkeys(bounds) if x != lab],
+                                 f"`{lab}` holds for every {which} of {show(rng[0])}..{show(rng[1])}: at "
+                                 f"{'the first two' if distinct else 'the first'} it says {said}")
     return None
+
+
+def _relation_holds(c, rel: str) -> bool:
+    """Can two readings ``d1 REL 0``, ``d2 REL 0`` with ``d1 + d2 = c`` (or one reading d = c) hold?"""
+    return {"<": c < 0, "<=": c <= 0, ">": c > 0, ">=": c >= 0}[rel] == sympy.true

@@ -5,7 +5,7 @@
   ``>= 0`` (``> 0``) for every real m (part of the rule ``inequality``).
 * Where ``lo <= X <= hi`` on every outcome (assumed bounds by numbers on a random symbol, read from the domain),
   ``(X - lo)(hi - X) >= 0`` on every outcome, so ``E[X^2] = (lo + hi) E[X] - lo hi - G`` with
-  ``G = E[(X - lo)(hi - X)] >= 0``: in a margin where ``E[X^2]`` has a coefficient proved ``<= 0``, it is written
+  ``G = E[(X - lo)(hi - X)] >= 0`` (``> 0`` where both bounds are strict): in a margin where ``E[X^2]`` has a coefficient proved ``<= 0``, it is written
   so, with G a fresh value ``>= 0``, and the margin proved for every such G by the interval evaluator or as a
   quadratic in one value (part of the rule ``bounded``).  So ``Var(B) <= E[B] (1 - E[B])`` and
   ``Var(B) <= 1/4`` hold under ``0 <= B <= 1`` (Popoviciu's inequality), each in one link.
@@ -71,7 +71,8 @@ def bounded_second_moment_proof(g, strict: bool, domain, is_rv, trace) -> tuple[
                 continue
         except (KernelLimit, AttributeError, TypeError):
             continue
-        G = Dummy("spread", nonnegative=True)
+        # (X - lo)(hi - X) > 0 on every outcome where both bounds are strict: its mean is then positive
+        G = Dummy("spread", positive=True) if iv.lo_open and iv.hi_open else Dummy("spread", nonnegative=True)
         gaps.add(G)
         sub[a] = (iv.lo + iv.hi) * E(x.base) - iv.lo * iv.hi - G
         used |= mine
