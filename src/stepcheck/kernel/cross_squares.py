@@ -17,22 +17,29 @@ from .calculus import sign_proof
 MAX_TERMS = 60  # terms of the numerator
 
 
-def cross_squares_proof(g, strict: bool, domain) -> tuple[bool, set]:
-    """``g > 0`` (``>= 0``) with its negative cross terms written under squares (see the module)."""
+def numerator_poly(g, domain):
+    """(the numerator of ``g`` as a polynomial in its atoms, the signs used to prove the denominator positive), or
+    None where it has too many terms, no symbol, or a denominator not proved positive."""
     try:
         num, den = sympy.fraction(sympy.together(g))
         num = sympy.expand(num)
         if len(sympy.Add.make_args(num)) > MAX_TERMS or not num.free_symbols:
-            return False, set()
+            return None
         poly = sympy.Poly(num)
     except (sympy.PolynomialError, sympy.GeneratorsNeeded, NotImplementedError, ValueError, TypeError):
+        return None
+    if den == 1:
+        return poly, set()
+    ok, signs = sign_proof(den, True, domain)
+    return (poly, set(signs)) if ok else None
+
+
+def cross_squares_proof(g, strict: bool, domain) -> tuple[bool, set]:
+    """``g > 0`` (``>= 0``) with its negative cross terms written under squares (see the module)."""
+    got = numerator_poly(g, domain)
+    if got is None:
         return False, set()
-    used: set = set()
-    if den != 1:
-        ok, signs = sign_proof(den, True, domain)
-        if not ok:
-            return False, set()
-        used |= set(signs)
+    poly, used = got
     terms = dict(poly.terms())
     if not any(c < 0 for c in terms.values()) or not all(c.is_Rational for c in terms.values()):
         return False, set()

@@ -18,26 +18,15 @@ from sympy import Dummy
 from ..terms.facts import KernelLimit
 from ..terms.objects import E
 from .calculus import sign_proof
-
-MAX_TERMS = 60  # terms of a numerator tried as a quadratic
-
+from .cross_squares import numerator_poly
 
 def quadratic_proof(g, strict: bool, domain) -> tuple[bool, set]:
     """``g > 0`` (``>= 0``) as a quadratic in one of its atoms with a discriminant of proved sign."""
-    try:
-        num, den = sympy.fraction(sympy.together(g))
-        num = sympy.expand(num)
-        if len(sympy.Add.make_args(num)) > MAX_TERMS or not num.free_symbols:
-            return False, set()
-        gens = sympy.Poly(num).gens
-    except (sympy.PolynomialError, sympy.GeneratorsNeeded, NotImplementedError, ValueError, TypeError):
+    got = numerator_poly(g, domain)
+    if got is None:
         return False, set()
-    used: set = set()
-    if den != 1:
-        ok, signs = sign_proof(den, True, domain)
-        if not ok:
-            return False, set()
-        used |= set(signs)
+    poly, used = got
+    num, gens = poly.as_expr(), poly.gens
     for m in gens:
         try:
             p = sympy.Poly(num, m)
