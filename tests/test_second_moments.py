@@ -9,7 +9,8 @@ import pytest
 from conftest import assert_verdict
 from stepcheck.checker import check_text
 
-DECLS = ("let x, y, t: real\nrandom B, A, C, D, X, O\nassume b01: B >= 0, B <= 1\nassume a11: A >= -1, A <= 1\n"
+DECLS = ("let n: positive integer\nlet i: index 1..n\nlet k: index 2..n\nrandom Q_i for i in 1..n\n"
+         "assume q01: Q_k >= 0, Q_k <= 1\nlet x, y, t: real\nrandom B, A, C, D, X, O\nassume b01: B >= 0, B <= 1\nassume a11: A >= -1, A <= 1\n"
          "assume c24: C >= 2, C <= 4\nassume o01: O > 0, O < 1\nassume dlaw: E[D] >= 0, E[D] <= 1, E[D^2] <= 1\nassume xlow: X >= 0\n")
 
 
@@ -25,6 +26,7 @@ def _link(claim):
     ("Var(C) <= 1", "bounded", {"c24"}),
     ("SD(C) <= 1", "bounded", {"c24"}),                # with squared
     ("Var(O) < 1/4", "bounded", {"o01"}),              # strict bounds: (O - 0)(1 - O) > 0 on every outcome
+    ("Var(Q_k) <= 1/4", "bounded", {"q01"}),           # a family member at the fact's own index
     ("x^2 - 2 x y + 2 y^2 >= 0", "inequality", set()),
     ("t^2 + t + 1 > 0", "inequality", set()),
 ])
@@ -40,6 +42,8 @@ def test_holds(claim, rule, uses):
     ("Var(C) <= 1/2", "not holds"),
     ("Var(X) <= 1/4", "not holds"),         # a bound on one side only
     ("Var(D) <= 1/4", "not holds"),         # bounds on the law, not on each outcome
+    ("Var(Q_i) <= 1/4", "not holds"),       # i ranges over 1..n, the bounds are about 2..n
+    ("Var(Q_k) <= 1/5", "not holds"),
     ("x^2 - 3 x y + 2 y^2 >= 0", "not holds"),  # x = 3/2, y = 1 (between the trial values)
     ("t^2 + 2 t + 1 > 0", "fails"),         # t = -1
 ])

@@ -164,12 +164,28 @@ class Twinned(Mapping):
         return len(self.facts)
 
 
+def member_bound(f):
+    """(member, number, relation) of a fact over free indices that bounds the member at exactly those indices by a
+    number (``X_i >= 0``, for every i), read at the link's own i: the same declared index, the same range; else
+    None.  Not for a fact over distinct indices only."""
+    if not isinstance(f, IneqFact) or not f.free or f.distinct or f.rel not in _FLIP:
+        return None
+    a, b, rel = as_expr(f.lhs), as_expr(f.rhs), f.rel
+    if a.is_number and not b.is_number:
+        a, b, rel = b, a, _FLIP[rel]
+    if isinstance(a, sympy.Indexed) and all(i.is_Symbol for i in a.indices) and set(a.indices) == set(f.free) \
+            and b.is_number and b.is_real:
+        return a, b, rel
+    return None
+
+
 def refined_domain(ineqs):
-    """Symbol domains narrowed by facts such as `x > 0` (used by inequality proofs): the tightest bound by a
-    number on each side, and the declared sign where it is tighter (``0 <= p``, ``p <= 1``: [0, 1])."""
+    """Symbol domains narrowed by facts such as `x > 0`, and `X_i >= 0` for the member X_i at the fact's own indices
+    (used by inequality proofs): the tightest bound by a number on each side, and the declared sign where it is
+    tighter (``0 <= p``, ``p <= 1``: [0, 1])."""
     ends: dict = {}  # symbol -> [lower end, open?, upper end, open?]: the tightest bound on each side
     for f in ineqs:
-        got = number_bound(f)
+        got = number_bound(f) or member_bound(f)  # X_i >= 0 for every i: at the link's own X_i
         if got is None:
             continue
         a, b, rel = got
