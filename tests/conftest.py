@@ -101,3 +101,12 @@ def assert_verdict(link, status: str, rule: str | None = None, claim: str = "") 
     assert link.status == status, (claim, link.status, link.residual, link.message)
     if status == "holds" and rule is not None:
         assert rule in link.rules, (claim, link.rules)
+
+
+def claim_link(decls: str, claim: str):
+    """The one link of ``step t: CLAIM`` checked after the declarations ``decls``."""
+    from stepcheck.checker import check_text
+
+    (link,) = check_text(decls + f"step t: {claim}\n", "t.step").steps[-1].links
+    return link
+

@@ -5,14 +5,14 @@ Where it applies (a link that holds at every member holds at the largest one) th
 breaks, an empty range, a strict bound met with equality), the link does not hold."""
 import pytest
 
-from stepcheck.checker import check_text
+from conftest import claim_link
 
 DECLS = ("let n: positive integer\nlet m: integer\nlet T: positive real\nreal x_i for i in 1..n\n"
          "real y_i for i in 1..m\nrandom q_i for i in 1..n\n")
 
 
 def _link(claim):
-    return check_text(DECLS + f"step t: {claim}\n", "t.step").steps[-1].links[0]
+    return claim_link(DECLS, claim)
 
 
 @pytest.mark.parametrize("claim", [

@@ -5,15 +5,14 @@ where it applies the link holds; where it must not (a cross term larger than its
 of no sign, a strict bound met with equality), the link does not hold."""
 import pytest
 
-from conftest import assert_verdict
-from stepcheck.checker import check_text
+from conftest import assert_verdict, claim_link
 
 DECLS = ("let n: positive integer\nlet i, j: index 1..n\nlet x, y, z: real\nlet u, v: positive real\n"
          "real s_i for i in 1..n\ndefine p_i = exp(s_i) / sum(r=1..n, exp(s_r))\n")
 
 
 def _link(claim):
-    return check_text(DECLS + f"step t: {claim}\n", "t.step").steps[-1].links[0]
+    return claim_link(DECLS, claim)
 
 
 @pytest.mark.parametrize("claim", [

@@ -6,8 +6,7 @@ sum whose summand is proved member by member.  Where a reading needs more than t
 a strict margin from a weak fact, a pair the fact does not say differ), the link does not hold."""
 import pytest
 
-from conftest import assert_verdict
-from stepcheck.checker import check_text
+from conftest import assert_verdict, claim_link
 
 DECLS = ("let n, N: positive integer\nlet i, j: index 1..n\nlet k: index 2..n\nlet J: index 1..N\n"
          "let m: index 1..n\nlet M, a: real\nreal x_i for i in 1..n\nreal y_i for i in 1..n\n"
@@ -20,7 +19,7 @@ MEAN = "random W\nassume mw: 2 E[W] > 3\n"
 
 def _link(claim):
     extra = (WEIGHTS if "v_" in claim else "") + (MEAN if "W" in claim else "")
-    return check_text(DECLS + extra + f"step t: {claim}\n", "t.step").steps[-1].links[0]
+    return claim_link(DECLS + extra, claim)
 
 
 @pytest.mark.parametrize("claim, rule, uses", [

@@ -6,7 +6,7 @@ part is infinite (∞ · 0, ∞ - ∞) or a power's base may tend to 0, nothing 
 import pytest
 import sympy
 
-from conftest import assert_verdict
+from conftest import assert_verdict, claim_link
 from stepcheck.checker import check_text
 from stepcheck.kernel.limits import parts_limit as _parts_limit
 from stepcheck.terms.facts import KernelLimit
@@ -16,8 +16,7 @@ DECLS = "let n: positive integer\nlet i: index 1..n\nreal s_i for i in 1..n\nlet
 
 
 def _link(claim):
-    (link,) = check_text(DECLS + f"step t: {claim}\n", "t.step").steps[0].links
-    return link
+    return claim_link(DECLS, claim)
 
 
 @pytest.mark.parametrize("claim", [

@@ -5,14 +5,13 @@ some ρ in [-1, 1].  Where it applies the link holds and names the rule; where i
 where u and v are proportional, a bound the inequality does not give), the link does not hold."""
 import pytest
 
-from conftest import assert_verdict
-from stepcheck.checker import check_text
+from conftest import assert_verdict, claim_link
 
 DECLS = ("random X, Y, U, V\nrandom G ~ Normal(0, 1)\nassume unit: Var(U) = 1, Var(V) = 4\n")
 
 
 def _link(claim):
-    return check_text(DECLS + f"step t: {claim}\n", "t.step").steps[-1].links[0]
+    return claim_link(DECLS, claim)
 
 
 @pytest.mark.parametrize("claim", [

@@ -5,7 +5,7 @@ holds.  Where it applies the link holds and cites the fact; where it must not (t
 way, a margin the fact does not give, a whole number or a random variable), the link does not hold."""
 import pytest
 
-from conftest import assert_verdict
+from conftest import assert_verdict, claim_link
 from stepcheck.checker import check_text
 
 DECLS = ("let a, b, c, u, w: real\nlet k: positive real\nlet n: positive integer\nreal s_i for i in 1..n\n"
@@ -14,7 +14,7 @@ DECLS = ("let a, b, c, u, w: real\nlet k: positive real\nlet n: positive integer
 
 
 def _link(claim):
-    return check_text(DECLS + f"step t: {claim}\n", "t.step").steps[-1].links[0]
+    return claim_link(DECLS, claim)
 
 
 @pytest.mark.parametrize("claim, uses", [

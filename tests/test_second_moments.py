@@ -6,8 +6,7 @@ where it must not (a bound on one side only, a bound on the law rather than the 
 a strict bound reached), the link does not hold."""
 import pytest
 
-from conftest import assert_verdict
-from stepcheck.checker import check_text
+from conftest import assert_verdict, claim_link
 
 DECLS = ("let n: positive integer\nlet i: index 1..n\nlet k: index 2..n\nrandom Q_i for i in 1..n\n"
          "assume q01: Q_k >= 0, Q_k <= 1\nlet x, y, t: real\nrandom B, A, C, D, X, O\nassume b01: B >= 0, B <= 1\nassume a11: A >= -1, A <= 1\n"
@@ -15,7 +14,7 @@ DECLS = ("let n: positive integer\nlet i: index 1..n\nlet k: index 2..n\nrandom 
 
 
 def _link(claim):
-    return check_text(DECLS + f"step t: {claim}\n", "t.step").steps[-1].links[0]
+    return claim_link(DECLS, claim)
 
 
 @pytest.mark.parametrize("claim, rule, uses", [

@@ -4,15 +4,14 @@ Where it applies the link holds with `squared`; where it must not (a side that m
 missed by a margin, a strict bound met with equality) the link does not hold."""
 import pytest
 
-from stepcheck.checker import check_text
+from conftest import claim_link
 
 DECLS = ("let n: positive integer\nreal a_i, b_i for i in 1..n\nlet u: real\nlet p, q: nonnegative real\n"
          "random R ~ Rademacher\nrandom ε_i ~ Rademacher for i in 1..n\nrandom Z ~ Normal(0, 1)\n")
 
 
 def _link(claim):
-    (link,) = check_text(DECLS + f"step t: {claim}\n", "t.step").steps[0].links
-    return link
+    return claim_link(DECLS, claim)
 
 
 @pytest.mark.parametrize("claim", [

@@ -6,7 +6,7 @@ indices), the link does not hold."""
 import pytest
 import sympy
 
-from conftest import assert_verdict
+from conftest import assert_verdict, claim_link
 from stepcheck.checker import check_text
 from stepcheck.kernel.calculus import symbol_domain
 from stepcheck.kernel.termwise import merge_sums, termwise_proof
@@ -17,8 +17,7 @@ DECLS = ("let d: positive integer\nlet n: integer\nlet i, j: index 1..d\nreal v_
 
 
 def _link(claim):
-    (link,) = check_text(DECLS + f"step t: {claim}\n", "t.step").steps[0].links
-    return link
+    return claim_link(DECLS, claim)
 
 
 @pytest.mark.parametrize("claim", [
