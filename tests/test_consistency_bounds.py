@@ -268,6 +268,44 @@ def test_a_strict_order_both_ways_is_a_contradiction_where_the_range_has_two_mem
     assert "holds" not in statuses
 
 
+def test_an_order_made_strict_both_ways_by_an_equation_is_a_contradiction():
+    """`r_i < r_j + x for i != j` with `x = 0` is the strict order both ways; with x free it is not."""
+    facts = "assume ord: r_i < r_j + x for i != j\nassume two: n >= 2\n"
+    hit, statuses = _inconsistent(ORDER + "let x: real\n" + facts + "assume xz: x = 0\nstep s: r_1 < r_2\n")
+    assert hit is not None and "`ord`, `two`, `xz`" in hit.title, hit
+    assert "holds" not in statuses
+    assert _inconsistent(ORDER + "let x: real\n" + facts + "step s: r_1 <= r_1\n")[0] is None  # x = 1 satisfies it
+    assert _inconsistent(ORDER + "let x: real\n" + facts + "assume xo: x = 1\nstep s: r_1 <= r_1\n")[0] is None
+
+
+@pytest.mark.parametrize("text, labels", [
+    ("let x, y: real\nassume a: (x - y)^2 < 0\nstep s: x = 5\n", "`a`"),
+    ("let x: real\nassume a: x^2 + 1 <= 0\nstep s: x = 5\n", "`a`"),
+    ("random X\nassume a: X^2 + 1 <= 0\nstep s: E[X] = 5\n", "`a`"),
+    ("let c: real\nassume b: c > 2\nassume a: c^2 - 4 <= 0\nstep s: c = 5\n", "`a`, `b`"),  # with a bound
+    (ORDER + "assume a: r_i^2 + 1 < 1/2\nstep s: r_1 = 5\n", "`a`"),              # 1..n has a member
+    (ORDER + "assume a: (r_i - r_j)^2 < 0 for i != j\nassume two: n >= 2\nstep s: r_1 = 5\n", "`a`, `two`"),
+    ("let i, j: index 1..3\nreal r_i for i in 1..3\nassume a: (r_i - r_j)^2 < 0 for i != j\nstep s: r_1 = 5\n", "`a`"),
+])
+def test_a_bound_false_at_every_reading_is_a_contradiction(text, labels):
+    hit, statuses = _inconsistent(text)
+    assert hit is not None and any("which is false for every value" in n for n in hit.notes), hit
+    assert sorted(hit.title.split(": ", 1)[1].split(", ")) == sorted(labels.split(", ")), hit.title  # in any order
+    assert "holds" not in statuses
+
+
+@pytest.mark.parametrize("text", [
+    "let x, y: real\nassume a: (x - y)^2 <= 0\nstep s: x <= x\n",      # x = y
+    "let x: real\nassume a: x^2 - 1 < 0\nstep s: x <= x\n",
+    "let c: real\nassume b: c < 1/2\nassume a: c^2 - 1 > 0\nstep s: c <= c\n",  # c = -2
+    ORDER + "assume a: (r_i - r_j)^2 < 0 for i != j\nstep s: r_1 <= r_1\n",       # n = 1: no two indices
+    "let i, j: index 1..1\nreal r_i for i in 1..1\nassume a: (r_i - r_j)^2 < 0 for i != j\nstep s: 1 <= 1\n",
+    ORDER + "assume a: r_i^2 >= -1\nstep s: r_1 <= r_1\n",
+])
+def test_a_bound_some_reading_keeps_is_not(text):
+    assert _inconsistent(text)[0] is None, text
+
+
 def test_a_fact_over_two_indices_that_may_be_equal_is_read_at_equal_ones():
     """`r_i < r_j` with no `for i != j` says r_1 < r_1 at i = j: no values satisfy it."""
     hit, statuses = _inconsistent(ORDER + "assume ord: r_i < r_j\nstep s: r_i < r_i\n")
@@ -287,3 +325,28 @@ def test_a_fact_over_two_indices_that_may_be_equal_is_read_at_equal_ones():
 def test_no_contradiction_where_the_order_can_hold(facts):
     hit, _ = _inconsistent(ORDER + facts + "step s: r_1 <= r_1\n")
     assert hit is None, (facts, hit.title)
+
+
+def test_a_remainder_nonnegative_at_an_allowed_point_is_not_negative_and_sympy_decides_the_rest():
+    """consistency._negative asks sympy only where no point its assumptions allow makes the remainder >= 0
+    (_nonnegative_somewhere); the points keep every assumption of each symbol, so sympy's answer is unchanged."""
+    import sympy
+
+    from stepcheck.kernel.consistency import _negative, _nonnegative_somewhere
+    from stepcheck.terms.objects import E
+
+    n = sympy.Symbol("n", positive=True, integer=True)
+    x = sympy.Symbol("x", real=True)
+    X = sympy.Symbol("X", real=True)
+    assert _nonnegative_somewhere(n**6 / 240 - n / 60 - 1 / sympy.Integer(180) + n**2)   # n = 1 gives >= 0
+    assert not _negative(n**2 - 2)
+    assert _negative(-n**2 - 1) and not _nonnegative_somewhere(-n**2 - 1)                # sympy still proves it
+    assert _negative(-x**2 - 1)
+    assert _nonnegative_somewhere(E(X**6) - x**12 - 5)      # an unconstrained mean outweighs the rest
+    assert not _nonnegative_somewhere(-E(X**6)**2 - 1)
+    z = sympy.Symbol("z", composite=True)
+    assert not _nonnegative_somewhere(z + 100)              # no trial value is composite: unsure, never a wrong point
+    q = sympy.Symbol("q", prime=True)
+    assert not _nonnegative_somewhere(q - 100)              # 2, the one prime trial value, gives -98
+    assert _nonnegative_somewhere(q - 2)
+    assert _negative(sympy.Integer(-1)) and not _negative(sympy.Integer(0))

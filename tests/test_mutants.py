@@ -24,13 +24,6 @@ def mutants():
     return mutate.generate()
 
 
-@pytest.fixture(scope="module")
-def summary(mutants):
-    # numbers.step re-runs its numeric checks for every mutant: the full corpus covers it
-    fast = [m for m in mutants if "numbers" not in os.path.basename(m.file)]
-    return mutate.run(mutate.sample(fast, SAMPLE, seed=8), timeout=2.0, seed=8)
-
-
 def test_every_kind_produces_mutants(mutants):
     kinds = collections.Counter(m.kind for m in mutants)
     assert set(kinds) == set(mutate.KINDS), kinds
@@ -43,15 +36,14 @@ def test_mutants_are_whole_files_with_one_edit(mutants):
         assert "->" in m.description
 
 
-
-
-def test_no_false_mutant_is_accepted(summary):
+def test_sample_accepts_no_false_mutant_covers_every_kind_and_kills(mutants):
+    """One test for the sample's three properties: its run (50 s) is shared, never repeated by a second worker."""
+    # numbers.step re-runs its numeric checks for every mutant: the full corpus covers it
+    fast = [m for m in mutants if "numbers" not in os.path.basename(m.file)]
+    summary = mutate.run(mutate.sample(fast, SAMPLE, seed=8), timeout=2.0, seed=8)
     bad = [f"{o.mutant.file} {o.mutant.where}: {o.mutant.description} {o.statuses} {o.truth} {o.note}"
            for o in summary.outcomes if o.verdict in ("accepted", "crash")]
     assert not bad, "\n".join(bad)
-
-
-def test_sample_covers_every_kind_and_kills(summary):
     kinds = {o.mutant.kind for o in summary.outcomes}
     assert kinds == set(mutate.KINDS)
     tot = summary.totals()

@@ -8,7 +8,8 @@ import pytest
 
 from conftest import assert_verdict, claim_link
 
-DECLS = ("let n: positive integer\nlet i: index 1..n\nlet k: index 2..n\nrandom Q_i for i in 1..n\n"
+DECLS = ("let n, m: positive integer\nlet i, j: index 1..n\nlet k: index 2..n\nlet a: index 1..m\nrandom Q_i for i in 1..n\n"
+         "random P_i for i in 1..n\nassume p01: P_i >= 0, P_i <= 1\n"
          "assume q01: Q_k >= 0, Q_k <= 1\nlet x, y, t: real\nrandom B, A, C, D, X, O\nassume b01: B >= 0, B <= 1\nassume a11: A >= -1, A <= 1\n"
          "assume c24: C >= 2, C <= 4\nassume o01: O > 0, O < 1\nassume dlaw: E[D] >= 0, E[D] <= 1, E[D^2] <= 1\nassume xlow: X >= 0\n")
 
@@ -26,6 +27,8 @@ def _link(claim):
     ("SD(C) <= 1", "bounded", {"c24"}),                # with squared
     ("Var(O) < 1/4", "bounded", {"o01"}),              # strict bounds: (O - 0)(1 - O) > 0 on every outcome
     ("Var(Q_k) <= 1/4", "bounded", {"q01"}),           # a family member at the fact's own index
+    ("Var(P_j) <= 1/4", "bounded", {"p01"}),           # bounds over the family's own range: every member
+    ("Var(P_1) <= 1/4", "bounded", {"p01"}),           # 1 is in 1..n for every positive n
     ("x^2 - 2 x y + 2 y^2 >= 0", "inequality", set()),
     ("t^2 + t + 1 > 0", "inequality", set()),
 ])
@@ -43,6 +46,9 @@ def test_holds(claim, rule, uses):
     ("Var(D) <= 1/4", "not holds"),         # bounds on the law, not on each outcome
     ("Var(Q_i) <= 1/4", "not holds"),       # i ranges over 1..n, the bounds are about 2..n
     ("Var(Q_k) <= 1/5", "not holds"),
+    ("Var(Q_1) <= 1/4", "not holds"),       # the bounds are over 2..n, not the family's 1..n
+    ("Var(P_a) <= 1/4", "not holds"),       # a ranges over 1..m, which may reach past n
+    ("Var(P_2) <= 1/4", "not holds"),       # 2 is in 1..n only where n >= 2
     ("x^2 - 3 x y + 2 y^2 >= 0", "not holds"),  # x = 3/2, y = 1 (between the trial values)
     ("t^2 + 2 t + 1 > 0", "fails"),         # t = -1
 ])

@@ -28,6 +28,7 @@ Not finding one is no proof of consistency.
 from __future__ import annotations
 
 import itertools
+import random
 
 import sympy
 
@@ -39,7 +40,8 @@ from .reduce import Inconsistent, basis_of, bounded_by, reduce_modulo
 from .surely import surely_rules
 from .gram import MAX_PAIRS_OF, _form, _gram_violated, _value, _written_gram
 from .contradictions import (Contradiction, _bounds_against_equations, _independence_used, _minimal, _moment_ranges,
-                             _pointwise_sign, _signed_consequence, _spread, _strict_order_both_ways, _unit)
+                             _impossible_bound, _pointwise_sign, _signed_consequence, _spread, _strict_order_both_ways,
+                             _unit)
 
 MAX_QUANTITIES = 24  # random quantities whose moment inequalities are tried (pairs: their first 10)
 
@@ -62,7 +64,44 @@ def _quantities(nz: Normalizer, exprs) -> list:
 
 
 def _negative(x) -> bool:
-    return bool(x.is_number and x.is_extended_real and x < 0) or x.is_extended_negative is True
+    """``x`` is a number below zero, or an expression sympy proves negative from its symbols' assumptions.
+
+    sympy's ``is_extended_negative`` on a long polynomial takes a tenth of a second; most remainders are
+    not negative, and :func:`_nonnegative_somewhere` says so at once (a point its assumptions allow)."""
+    if x.is_number:
+        return bool(x.is_extended_real and x < 0)
+    return not _nonnegative_somewhere(x) and x.is_extended_negative is True
+
+
+_TRIAL_VALUES = tuple(sympy.Rational(v) for v in ("0", "1", "-1", "2", "1/2", "-2", "-1/2"))
+_FREE_ATOMS = (E, Var, SD, Cov)  # declared real and nothing more (terms/objects.py): sympy allows them any real value
+
+
+def _nonnegative_somewhere(x, points: int = 8) -> bool:
+    """``x`` is >= 0 at some point that keeps every sympy assumption of its symbols (so sympy cannot prove it
+    negative: its assumptions are sound).  False when unsure: an atom other than a symbol, E, Var, SD or Cov,
+    a symbol no trial value fits, or a value that is not a real number.  The points are fixed (a seeded
+    generator): the E, Var, SD and Cov atoms take values up to 10^9 in size, so that one of them can outweigh the rest."""
+    fits: dict = {}
+    for s in sorted(x.free_symbols, key=sympy.default_sort_key):
+        if not isinstance(s, sympy.Symbol):
+            return False
+        fits[s] = [v for v in _TRIAL_VALUES if all(getattr(v, "is_" + k, None) == want
+                                                   for k, want in s.assumptions0.items())]
+        if not fits[s]:
+            return False
+    funcs = x.atoms(sympy.Function)
+    if any(not isinstance(f, _FREE_ATOMS) for f in funcs):
+        return False
+    top = sorted((a for a in funcs if not any(a in b.args for b in funcs if b is not a)), key=sympy.default_sort_key)
+    rng = random.Random(0)
+    for k in range(points):
+        at = {s: vs[(k + j) % len(vs)] for j, (s, vs) in enumerate(fits.items())}
+        at.update({a: sympy.Integer(rng.choice((-1, 1)) * rng.randint(0, 10 ** rng.randint(0, 9))) for a in top})
+        v = x.xreplace(at)
+        if v.is_Rational and v >= 0:
+            return True
+    return False
 
 
 def _inequalities(quantities):
@@ -325,7 +364,8 @@ def _check_consistency(decls: Decls, facts: dict, limits: Limits, cache: dict | 
     found = _bounds_contradicted(nz, decls, facts, labels, polys, owners) or \
         _bounds_against_equations(nz, facts, labels, polys, owners) or \
         _signed_consequence(decls, facts, labels, polys, owners, limits) or _moment_ranges(decls, polys, owners) or \
-        _pointwise_sign(nz, facts, labels, polys, owners) or _strict_order_both_ways(decls, facts, labels)
+        _pointwise_sign(nz, facts, labels, polys, owners) or _strict_order_both_ways(decls, facts, labels) or \
+        _impossible_bound(decls, facts, labels)
     if found is not None:
         return found
     quantities = _quantities(nz, [x for _, x in exprs])

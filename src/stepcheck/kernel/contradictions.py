@@ -414,14 +414,8 @@ def _strict_order_both_ways(decls, facts, labels) -> Contradiction | None:
     The range's size comes from the numbers, from assumed bounds by numbers (``n >= 2``, a fact that writes a
     member ``r_2``) or from an equation fixing a dimension (``n = 2``), whose labels are reported too.  Where the
     range may be too small, the fact holds there (vacuously) and is no contradiction."""
-    from .twins import number_bound
-
     ineqs = [(lab, f) for lab in labels for f in facts[lab] if isinstance(f, IneqFact)]
-    fixed = {}  # n = 2: a dimension fixed by an equation, and its label
-    for lab in labels:
-        for f in facts[lab]:
-            if isinstance(f, EqFact) and not f.free and (x := as_expr(f.lhs)).is_Symbol and as_expr(f.rhs).is_number:
-                fixed[x] = (as_expr(f.rhs), lab)
+    fixed = _fixed_values(facts, labels)  # n = 2: a dimension fixed by an equation, and its label
     domain = refined_domain([f for _, f in ineqs])
     for lab, f in ineqs:
         if f.rel not in ("<", ">", "<=", ">="):
@@ -435,14 +429,14 @@ def _strict_order_both_ways(decls, facts, labels) -> Contradiction | None:
                 continue
             d = sympy.expand(as_expr(f.lhs) - as_expr(f.rhs))
             c = sympy.expand(d + d.xreplace({a: b, b: a})) if distinct else sympy.expand(d.xreplace({b: a}))
+            setting = [fixed[k][1] for k in sorted(c.free_symbols, key=str) if k in fixed]  # x = 0: r_i < r_j + x
+            c = c.xreplace({k: v for k, (v, _) in fixed.items()})
             if not c.is_number or _relation_holds(c, f.rel):
                 continue  # the two readings can hold together (or the one at a = b does)
-            need = sympy.expand(rng[1] - rng[0] - (1 if distinct else 0))  # two members (one)
-            sized = need.xreplace({k: v for k, (v, _) in fixed.items()})
-            if not (sized.is_nonnegative or sign_proof(sized, False, domain)[0]):
+            bounds = _members(rng, 2 if distinct else 1, lab, ineqs, fixed, domain)
+            if bounds is None:
                 continue
-            bounds = [lb for lb, g in ineqs if lb != lab and (got := number_bound(g)) is not None
-                      and got[0] in need.free_symbols] + [fixed[k][1] for k in need.free_symbols if k in fixed]
+            bounds += setting
             at = [{a: rng[0], b: rng[0] + 1}, {a: rng[0] + 1, b: rng[0]}] if distinct else [{a: rng[0], b: rng[0]}]
             said = " and ".join(f"{show(as_expr(f.lhs).xreplace(v))} {f.rel} {show(as_expr(f.rhs).xreplace(v))}" for v in at)
             which = "two distinct indices" if distinct else "two indices, equal ones too,"
@@ -450,6 +444,78 @@ def _strict_order_both_ways(decls, facts, labels) -> Contradiction | None:
                                  f"`{lab}` holds for every {which} of {show(rng[0])}..{show(rng[1])}: at "
                                  f"{'the first two' if distinct else 'the first'} it says {said}")
     return None
+
+
+def _members(rng, count: int, lab, ineqs, fixed, domain) -> list | None:
+    """The labels that give the range ``rng`` at least ``count`` members (assumed bounds by numbers on its
+    ends, equations fixing them), or None where it may have fewer: a fact over it may then hold vacuously."""
+    from .twins import number_bound
+
+    need = sympy.expand(rng[1] - rng[0] + 1 - count)
+    sized = need.xreplace({k: v for k, (v, _) in fixed.items()})
+    if not (sized.is_nonnegative or sign_proof(sized, False, domain)[0]):
+        return None
+    return [lb for lb, g in ineqs if lb != lab and (got := number_bound(g)) is not None
+            and got[0] in need.free_symbols] + [fixed[k][1] for k in need.free_symbols if k in fixed]
+
+
+_NEVER = {"<": (1, False), "<=": (1, True), ">": (-1, False), ">=": (-1, True)}  # d REL 0 is false where s d is >= 0 (> 0)
+
+
+def _impossible_bound(decls, facts, labels) -> Contradiction | None:
+    """A bound ``d REL 0`` false at every reading: ``d`` has the other sign for every value the declarations
+    allow, or the other bounds by numbers (``(x - y)^2 < 0``; ``x^2 + 1 <= 0``; ``c - 1 > 0`` beside ``c < 1/2``
+    is left to the bounds' own check).  A fact over indices is read where its range has a member for each
+    free index (``(r_i - r_j)^2 < 0 for i != j`` with ``n >= 2``); where it may have fewer, the fact may hold
+    vacuously and is no contradiction."""
+    ineqs = [(lab, f) for lab in labels for f in facts[lab] if isinstance(f, IneqFact)]
+    fixed = _fixed_values(facts, labels)
+    for lab, f in ineqs:
+        if f.rel not in _NEVER:
+            continue
+        d = as_expr(f.lhs) - as_expr(f.rhs)
+        if d.is_number or d.has(DSum):
+            continue
+        sign, strict = _NEVER[f.rel]
+        others = [(lb, g) for lb, g in ineqs if lb != lab and not g.free]
+
+        def never(keep, d=d, sign=sign, strict=strict, others=others):
+            try:
+                return sign_proof(sign * d, strict, refined_domain([g for lb, g in others if lb in keep]))[0]
+            except (KernelLimit, ArithmeticError, TypeError, ValueError, AttributeError, NotImplementedError):
+                return False
+
+        names = list(dict.fromkeys(lb for lb, _ in others))
+        if not never(set(names)):
+            continue
+        sizes = []
+        for i in f.free:
+            rng = decls.index_ranges.get(i)
+            got = None if rng is None else _members(rng, len(f.free) if f.distinct else 1, lab, ineqs, fixed,
+                                                     refined_domain([g for _, g in others]))
+            if got is None:
+                break
+            sizes += got
+        else:
+            culprit = [] if never(set()) else _minimal(names, never)
+            said = f"{show(as_expr(f.lhs))} {f.rel} {show(as_expr(f.rhs))}"
+            if f.free:  # the range has members enough for one reading (`sizes`)
+                said += f" at {', '.join(show(i) for i in f.free)}{' distinct' if f.distinct else ''} in " + \
+                    ", ".join(dict.fromkeys(f"{show(r[0])}..{show(r[1])}" for r in map(decls.index_ranges.get, f.free)))
+            why = "for every value the declarations" + (" and bounds allow" if culprit else " allow")
+            return Contradiction([lab] + [x for x in dict.fromkeys(culprit + sizes) if x != lab],
+                                 f"`{lab}` says {said}, which is false {why}")
+    return None
+
+
+def _fixed_values(facts, labels) -> dict:
+    """symbol -> (number, label) for each equation ``x = c`` between a symbol and a number (``n = 2``, ``x = 0``)."""
+    fixed = {}
+    for lab in labels:
+        for f in facts[lab]:
+            if isinstance(f, EqFact) and not f.free and (x := as_expr(f.lhs)).is_Symbol and as_expr(f.rhs).is_number:
+                fixed[x] = (as_expr(f.rhs), lab)
+    return fixed
 
 
 def _relation_holds(c, rel: str) -> bool:

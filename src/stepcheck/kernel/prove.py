@@ -181,7 +181,7 @@ class LinkProver:
         nz.present = frozenset(self._index_values(l - r, nz, ())[1])
         nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := limit_gap(f, self.decls)) is not None)
         ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
-        nz.domain = domain = refined_domain(ineqs)
+        nz.domain = domain = refined_domain(ineqs, self.decls)
         try:
             d = self.normal_difference(nz, l, r, eqs)
         except KernelLimit:

@@ -179,26 +179,90 @@ def member_bound(f):
     return None
 
 
-def refined_domain(ineqs):
-    """Symbol domains narrowed by facts such as `x > 0`, and `X_i >= 0` for the member X_i at the fact's own indices
-    (used by inequality proofs): the tightest bound by a number on each side, and the declared sign where it is
-    tighter (``0 <= p``, ``p <= 1``: [0, 1])."""
+def power_bounds(f) -> list:
+    """[(symbol, lo, >=), (symbol, hi, <=)] (strict for a strict fact) of a fact that bounds an even power or the
+    absolute value of ``k v + c`` (one symbol v, numbers k != 0 and c) by a number from above: ``y^2 <= 1`` and
+    ``|y| <= 1`` give -1 <= y <= 1, ``4 - x^4 > 0`` gives -sqrt(2) < x < sqrt(2), ``|w - 1| <= 1/2`` gives
+    1/2 <= w <= 3/2; else [].  (A bound from below, ``y^2 >= 1``, leaves two intervals, not one: [].)"""
+    if not isinstance(f, IneqFact) or f.free or f.rel not in _FLIP:
+        return []
+    written = as_expr(f.lhs) - as_expr(f.rhs)
+    for d in dict.fromkeys((written, sympy.expand(written))):  # c t + r REL 0, t = (k v + c0)^(2m) or |k v + c0|
+        for t in sorted(d.atoms(sympy.Pow, sympy.Abs), key=sympy.default_sort_key):
+            if not (isinstance(t, sympy.Abs) or (t.exp.is_Integer and t.exp.is_even and t.exp > 0)):
+                continue
+            inner = t.args[0]
+            if len(inner.free_symbols) != 1 or not inner.is_polynomial() or sympy.degree(inner) != 1:
+                continue
+            (v,) = inner.free_symbols
+            k, c0 = inner.coeff(v), inner.xreplace({v: sympy.Integer(0)})
+            c, r = d.coeff(t), d.xreplace({t: sympy.Integer(0)})
+            if not (all(x.is_number and x.is_real for x in (k, c0, c, r)) and c != 0 and k != 0) or \
+                    sympy.expand(c * t + r - d) != 0 or sympy.expand(k * v + c0 - inner) != 0:
+                continue
+            bound, up = -r / c, f.rel if c > 0 else _FLIP[f.rel]  # t UP bound
+            if up not in ("<", "<=") or bound < 0 or (bound == 0 and up == "<"):
+                return []  # no interval (or no value at all: left to the consistency check)
+            root = bound if isinstance(t, sympy.Abs) else sympy.root(bound, t.exp)
+            ends = sorted(((-root - c0) / k, (root - c0) / k), key=lambda e: e.evalf())
+            return [(v, ends[0], _FLIP[up]), (v, ends[1], up)]
+    return []
+
+
+def _whole_family(a, decls):
+    """("family", X) for a member ``X_i`` bounded for every i, where i ranges over X's declared range (so the
+    bound holds for every member of X); else None."""
+    if decls is None or not isinstance(a, sympy.Indexed) or len(a.indices) != 1 or not a.indices[0].is_Symbol:
+        return None
+    rng = decls.family_ranges.get(a.base.label.name)
+    return ("family", a.base) if rng is not None and decls.index_ranges.get(a.indices[0]) == rng else None
+
+
+def _member_of_its_family(s, decls) -> bool:
+    """``s`` is a member ``X_j`` of a family, by its one index, within the family's declared range: an index
+    symbol declared over that same range, or a whole number the range provably holds (``X_1`` for 1..n, n a
+    positive integer; not ``X_2``, which needs n >= 2)."""
+    if decls is None or not isinstance(s, sympy.Indexed) or len(s.indices) != 1:
+        return False
+    rng = decls.family_ranges.get(s.base.label.name)
+    (j,) = s.indices
+    if rng is None:
+        return False
+    if j.is_Symbol:
+        return decls.index_ranges.get(j) == rng
+    return bool(j.is_Integer and (j - rng[0]).is_nonnegative and (rng[1] - j).is_nonnegative)
+
+
+def _narrow(ends: dict, a, b, rel) -> None:
+    """Keep the tighter of ``a REL b`` and the bound already on that side of ``a``."""
+    e = ends.setdefault(a, [-sympy.oo, True, sympy.oo, True])
+    if rel in (">", ">=") and (b > e[0] or (b == e[0] and rel == ">")):
+        e[0], e[1] = b, rel == ">"
+    if rel in ("<", "<=") and (b < e[2] or (b == e[2] and rel == "<")):
+        e[2], e[3] = b, rel == "<"
+
+
+def refined_domain(ineqs, decls=None):
+    """Symbol domains narrowed by facts such as `x > 0`, `y^2 <= 1` (:func:`power_bounds`), and `X_i >= 0` for the
+    member X_i at the fact's own indices (used by inequality proofs): the tightest bound by a number on each side,
+    and the declared sign where it is tighter (``0 <= p``, ``p <= 1``: [0, 1]).  With ``decls``, a bound on every
+    member over the family's own declared range (``X_i >= 0``, i and X both over 1..n) is read at every member
+    the declarations put in that range (``X_j`` for j over 1..n, ``X_1``): :func:`_member_of_its_family`."""
     ends: dict = {}  # symbol -> [lower end, open?, upper end, open?]: the tightest bound on each side
     for f in ineqs:
         got = number_bound(f) or member_bound(f)  # X_i >= 0 for every i: at the link's own X_i
-        if got is None:
-            continue
-        a, b, rel = got
-        e = ends.setdefault(a, [-sympy.oo, True, sympy.oo, True])
-        if rel in (">", ">=") and (b > e[0] or (b == e[0] and rel == ">")):
-            e[0], e[1] = b, rel == ">"
-        if rel in ("<", "<=") and (b < e[2] or (b == e[2] and rel == "<")):
-            e[2], e[3] = b, rel == "<"
+        for a, b, rel in [got] if got is not None else power_bounds(f):
+            _narrow(ends, _whole_family(a, decls) or a, b, rel)
 
     def domain(s, used):
-        if s not in ends:
+        mine = [ends[k] for k in (s, ("family", s.base) if _member_of_its_family(s, decls) else None) if k in ends]
+        if not mine:
             return symbol_domain(s, used)
-        lo, lo_open, hi, hi_open = ends[s]
+        acc: dict = {}  # the member's own bounds and its family's: the tighter on each side
+        for e in mine:
+            _narrow(acc, 0, e[0], ">" if e[1] else ">=")
+            _narrow(acc, 0, e[2], "<" if e[3] else "<=")
+        lo, lo_open, hi, hi_open = acc[0]
         own: set = set()
         d = symbol_domain(s, own)  # a declared sign tighter than the facts (c positive, assume c < 1)
         if d.lo != -sympy.oo and (d.lo > lo or (d.lo == lo and d.lo_open and not lo_open)):
