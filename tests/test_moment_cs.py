@@ -7,7 +7,7 @@ import pytest
 
 from conftest import assert_verdict, claim_link
 
-DECLS = ("random X, Y, U, V\nrandom G ~ Normal(0, 1)\nassume unit: Var(U) = 1, Var(V) = 4\n")
+DECLS = ("random X, Y, Z, U, V\nrandom G ~ Normal(0, 1)\nassume unit: Var(U) = 1, Var(V) = 4\n")
 
 
 def _link(claim):
@@ -24,6 +24,11 @@ def _link(claim):
     "Cov(X, Y) >= -SD(X) SD(Y)",
     "Cov(U, V) <= 2   by unit",                     # SD(U) SD(V) = 2 by the facts
     "E[G X]^2 <= E[X^2]",                           # E[G^2] = 1 by the law
+    # pairs the link writes, before linearity splits them: a Gram determinant of compound quantities
+    "Cov(X + Y, Z)^2 <= Var(X + Y) Var(Z)",
+    "E[(X + Y) Z]^2 <= E[(X + Y)^2] E[Z^2]",
+    "Cov(X - Y, X + Y)^2 <= Var(X - Y) Var(X + Y)",
+    "3 Cov(2 X + Y, Z)^2 <= 3 Var(2 X + Y) Var(Z) + 1",
 ])
 def test_cauchy_schwarz_holds(claim):
     assert_verdict(_link(claim), "holds", "cauchy_schwarz", claim)
@@ -38,6 +43,10 @@ def test_cauchy_schwarz_holds(claim):
     ("Cov(X, Y)^2 <= Var(X)", "fails"),
     ("Cov(U, V) <= 1   by unit", "fails"),             # 2 is the bound, reached where V = 2 U
     ("SD(X + Y) < SD(X) + SD(Y)", "not holds"),        # Y = X: equality
+    ("Cov(X + Y, Z)^2 < Var(X + Y) Var(Z)", "not holds"),     # Z = X + Y: equality
+    ("Cov(X + Y, Z)^2 <= Var(X) Var(Z)", "not holds"),        # Y = Z, X = 0
+    ("Cov(X + Y, Z)^2 <= Var(X + Y) Var(Z) / 2", "not holds"),
+    ("E[(X + Y) Z]^2 <= E[(X + Y)^2] E[Z]^2", "not holds"),   # E[Z] = 0
 ])
 def test_cauchy_schwarz_gives_nothing_more(claim, status):
     assert_verdict(_link(claim), status, claim=claim)

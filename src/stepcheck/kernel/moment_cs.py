@@ -38,12 +38,36 @@ def _pairs(g, is_rv) -> list:
     return out[:MAX_PAIRS]
 
 
-def cauchy_schwarz_proof(nz, g, strict: bool, domain, is_rv) -> tuple[bool, set]:
-    """``g >= 0`` as a positive multiple of a Gram determinant plus a margin of proved sign (see the module)."""
+def _written_pairs(written, is_rv) -> list:
+    """(u, v): the two arguments of each ``Cov(u, v)`` and the two random factors of each ``E[u v]`` as the link
+    writes them, before linearity splits them (``Cov(X + Y, Z)``), where both are random and not the same."""
+    def random(x):
+        return any(is_rv(a) for a in x.atoms(sympy.Symbol, sympy.Indexed))
+
+    out = []
+    for side in written:
+        for a in sorted(side.atoms(Cov, E), key=sympy.default_sort_key):
+            if isinstance(a, Cov):
+                pair = a.args
+            else:
+                factors = [f for f in Mul.make_args(a.args[0]) if not f.is_number]
+                pair = tuple(factors) if len(factors) == 2 else ()
+            if len(pair) == 2 and pair[0] != pair[1] and all(random(f) for f in pair):
+                pair = tuple(sorted(pair, key=sympy.default_sort_key))
+                if pair not in out:
+                    out.append(pair)
+    return out
+
+
+def cauchy_schwarz_proof(nz, g, strict: bool, domain, is_rv, written=()) -> tuple[bool, set]:
+    """``g >= 0`` as a positive multiple of a Gram determinant plus a margin of proved sign (see the module);
+    ``written``: the link's two sides, whose pairs of compound quantities are tried after the margin's own
+    (:func:`_compound_proof`)."""
     if not g.has(E):
         return False, set()
     g = _expand(g)
-    for u, v in _pairs(g, is_rv):
+    own = _pairs(g, is_rv)
+    for u, v in own:
         outer, forms = nz.trace, []
         try:
             for q in (E(u * v), Var(u) * Var(v) - Cov(u, v) ** 2, E(u ** 2) * E(v ** 2) - E(u * v) ** 2):
@@ -67,15 +91,52 @@ def cauchy_schwarz_proof(nz, g, strict: bool, domain, is_rv) -> tuple[bool, set]
             kg, kc = g.coeff(mean ** 2), c.coeff(mean ** 2)
             if not (kc.is_number and kc != 0 and kg.is_number):
                 continue
-            lam = kg / kc
-            if not lam > 0:
-                continue
-            ok, signs = sign_proof(_expand(g - lam * c), False, domain)
+            ok, signs = _above(nz, g, kg / kc, c, domain, trace)
             if ok:
-                nz.trace.merge(trace)
-                nz.trace.rules.add("cauchy_schwarz")
-                return True, {x for x in signs if not isinstance(x, Dummy)}
+                return True, signs
+    if strict:
+        return False, set()
+    for u, v in [p for p in _written_pairs(written, is_rv) if p not in own][:MAX_PAIRS]:
+        ok, signs = _compound_proof(nz, g, domain, u, v)
+        if ok:
+            return True, signs
     return False, set()
+
+
+def _compound_proof(nz, g, domain, u, v) -> tuple[bool, set]:
+    """``g >= λ C`` for a Gram determinant C of two quantities the link writes (``u = X + Y``), λ > 0 read off a
+    term C and g share (the ratio of their coefficients), and ``g - λ C`` proved ``>= 0``: after linearity the
+    mean ``E[u v]`` is a sum of atoms, not one atom whose square could be matched.  Never strict."""
+    outer = nz.trace
+    for q in (Var(u) * Var(v) - Cov(u, v) ** 2, E(u ** 2) * E(v ** 2) - E(u * v) ** 2):
+        nz.trace = Trace()
+        try:
+            c = _expand(nz.expr(q))
+        except KernelLimit:
+            continue
+        finally:
+            mine, nz.trace = nz.trace, outer
+        if c == 0 or c.is_number:
+            continue
+        for term in sorted(sympy.Add.make_args(c), key=sympy.default_sort_key)[:4]:
+            k, mono = term.as_coeff_Mul()
+            ok, signs = _above(nz, g, g.coeff(mono) / k, c, domain, mine) if k != 0 else (False, set())
+            if ok:
+                return True, signs
+    return False, set()
+
+
+def _above(nz, g, lam, c, domain, trace) -> tuple[bool, set]:
+    """``g - λ C`` proved ``>= 0`` for a number λ > 0 and a Gram determinant C (so g >= λ C >= 0); ``trace``: the
+    rules read to write C, the proof's when it holds."""
+    if not (lam.is_number and lam > 0):
+        return False, set()
+    ok, signs = sign_proof(_expand(g - lam * c), False, domain)
+    if not ok:
+        return False, set()
+    nz.trace.merge(trace)
+    nz.trace.rules.add("cauchy_schwarz")
+    return True, {x for x in signs if not isinstance(x, Dummy)}
 
 
 def _through_correlation(nz, g, strict: bool, domain, u, v, mean) -> tuple[bool, set]:

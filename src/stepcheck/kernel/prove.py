@@ -199,7 +199,7 @@ class LinkProver:
                  # Var(X - Y) as 2 Var(X) + 2 Var(Y) - Var(X + Y); E[max(X, 0)] >= 0: a mean of a sign
                  lambda: (bool(psd_form(g) and rel in ("<=", ">=") or mean_of_signed(g, strict)), set()),
                  lambda: mean_of_signed_beside_squares(g, strict, domain),  # Var(tanh(X)) <= 1
-                 lambda: cauchy_schwarz_proof(nz, g, strict, domain, self.decls.is_rv),  # Cov^2 <= Var Var
+                 lambda: cauchy_schwarz_proof(nz, g, strict, domain, self.decls.is_rv, (l, r)),  # Cov^2 <= Var Var
                  lambda: cross_squares_proof(g, strict, domain),  # p_i p_j <= 1/4: -2 u v beside u^2 + v^2
                  lambda: quadratic_proof(g, strict, domain),  # a m^2 + b m + c, 4 a c - b^2 >= 0
                  lambda: bounded_second_moment_proof(g, strict, domain, self.decls.is_rv, nz.trace),  # Var(B) <= 1/4
