@@ -1165,3 +1165,41 @@ def test_interval_products_reach_zero_where_a_factor_does(a_ends, b_ends, lo, lo
 
     got = _mul(iv(*a_ends), iv(*b_ends))
     assert (got.lo, got.lo_open) == (lo, lo_open), got
+
+
+@pytest.mark.parametrize("ends, expect", [
+    ((0, 4, False, False), (sp.Rational(1, 4), sp.oo, False, True)),  # [0, 4]: 1/v for v != 0 is [1/4, oo)
+    ((0, sp.oo, False, True), (0, sp.oo, True, True)),                  # [0, oo): (0, oo)
+    ((-2, 0, False, False), (-sp.oo, sp.Rational(-1, 2), True, False)),  # [-2, 0]: (-oo, -1/2]
+    ((-1, 1, False, False), None),                                      # 0 inside: no enclosure
+    ((0, 0, False, False), None),                                       # only 0: never defined
+])
+def test_a_reciprocal_is_enclosed_where_it_is_defined(ends, expect):
+    """1/v over an interval that reaches 0 only at a closed end encloses 1/v for its v != 0 (a link holds where
+    its sides are defined, the condition shown: `x^2 + 1/x^2 >= 2`, where: x ≠ 0); 0 inside is a limit."""
+    from stepcheck.kernel import KernelLimit
+    from stepcheck.kernel.calculus import Iv, _inv
+
+    lo, hi, lo_o, hi_o = ends
+    a = Iv(sp.sympify(lo), sp.sympify(hi), lo_o, hi_o)
+    if expect is None:
+        with pytest.raises(KernelLimit):
+            _inv(a)
+        return
+    got = _inv(a)
+    assert (got.lo, got.hi, got.lo_open, got.hi_open) == expect, got
+
+
+@pytest.mark.parametrize("step, status", [
+    ("x^2 + 1/x^2 >= 2", "holds"),        # (x^2 - 1)^2 / x^2, where x != 0
+    ("(x^2 + 1)/x^2 >= 1", "holds"),
+    ("x^2 + 1/x^2 > 2", "fails"),         # x = 1
+    ("x + 1/x >= 2", "fails"),            # x = -1
+    ("1/x^2 >= 1", "fails"),              # x = 2
+    ("1/(x^2 - 1) > 0", "fails"),         # x = 0: 0 inside the denominator's interval
+])
+def test_a_reciprocal_where_defined_in_links(step, status):
+    link = _last_link(f"let x: real\nstep t: {step}\n")
+    assert link.status == status, (step, link.status, link.message)
+    if status == "holds":
+        assert "x ≠ 0" in [u.label for u in link.uses], link.uses   # the condition is shown with it

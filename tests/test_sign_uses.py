@@ -276,3 +276,15 @@ def test_an_interval_twin_is_read_back_in_the_symbol():
     lk = _link("let c: real\nassume lo: c > -1\nassume hi: c < 1\nstep s: sqrt((c - 1)^2) = c - 1\n")
     assert lk.status == "fails" and lk.counterexample.startswith("c = ")
     assert "_in" not in lk.residual and lk.residual.replace(" ", "") in ("2-2c", "-2c+2")
+
+
+@pytest.mark.parametrize("step, why", [
+    ("s_2 = s_2", "`s_2` is a member of `s` (declared for i in 1..n) only there"),      # a member written
+    ("sqrt(n - 2)^2 = n - 2", "the argument of sqrt (or of a fractional power) must not be negative"),  # a domain
+])
+def test_a_condition_shown_says_why_it_is_one(step, why):
+    """`where: n ≥ 2` for s_2 is the member's existence, not a square root's domain (it said the latter)."""
+    (lk,) = check_text(HEAD + f"step t: {step}\n", "t.step").steps[-1].links
+    assert lk.status == "holds"
+    (u,) = [u for u in lk.uses if u.kind == "domain"]
+    assert u.label == "n ≥ 2" and u.detail == why, u

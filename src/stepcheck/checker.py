@@ -469,7 +469,8 @@ class Checker:
                                      + [c for c in both if c[1] == DEFINED and not always_defined(c[0])]]
                 self.check_link(lr, lk, (lhs * guard).xreplace(signed), (rhs * guard).xreplace(signed), name)
                 if lr.status == HOLDS:
-                    domain_uses(self.state, lr, shown, zip([st.first, *(x.rhs for x in st.links)][k:k + 2], exprs[k:]))
+                    domain_uses(self.state, lr, shown, zip([st.first, *(x.rhs for x in st.links)][k:k + 2], exprs[k:]),
+                                el.reasons)
             lr.seconds = time.perf_counter() - t0
             for u in lr.uses:
                 if u.kind == "step":

@@ -276,10 +276,11 @@ class DomainConditions:
             # s_2 of a family over 1..n exists only where n >= 2: a side condition of the link, so that a step
             # about s_2 proves nothing at n = 1 (where s_2 cancelling out of two such steps would prove
             # sum(i=1..n, delta(i, 2)) = 1)
-            if lo_ok != sympy.true:
-                self.need(iv - fam.lo, ">=")
-            if hi_ok != sympy.true:
-                self.need(fam.hi - iv, ">=")
+            why = f"`{name}_{iv}` is a member of `{name}` (declared for {fam.var} in {fam.lo}..{fam.hi}) only there"
+            for x, ok in ((iv - fam.lo, lo_ok), (fam.hi - iv, hi_ok)):
+                if ok != sympy.true:
+                    self.need(x, ">=")
+                    self.reasons.setdefault((x, ">="), why)
             return
         if iv in self.bound_ranges:
             # a summation index must stay inside the family: sum(i=1..n+1, x_i) would invent x_{n+1}

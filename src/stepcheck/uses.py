@@ -38,7 +38,7 @@ def sign_use(lr: LinkResult, sym) -> None:
         lr.uses.append(Use(label, "sign", implicit=True, detail="from its declaration"))
 
 
-def domain_uses(state, lr: LinkResult, conds, built=()) -> None:
+def domain_uses(state, lr: LinkResult, conds, built=(), reasons=None) -> None:
     """A link that holds, holds where both sides are defined: the conditions its declarations do not
     already give (``y - 2 ≠ 0`` for ``(y^2 - 4)/(y - 2) = y + 2``) are shown as implicit uses.
     ``built``: (written expression, its sympy form) of the two sides: a declared sign sympy used while it
@@ -56,7 +56,7 @@ def domain_uses(state, lr: LinkResult, conds, built=()) -> None:
         if lab not in {u.label for u in lr.uses}:
             lr.uses.append(Use(lab, state.fact_kinds.get(lab, "sign"), detail=f"gives {text}, where the sides "
                                "are defined"))
-    for text, detail in condition_texts(conds, state.facts):
+    for text, detail in condition_texts(conds, state.facts, reasons):
         lr.uses.append(Use(text, "domain", implicit=True, detail=detail))
 
 

@@ -125,8 +125,9 @@ def open_conditions(conds, facts: dict, domain=None) -> list[tuple]:
     return [(x, rel) for x, rel in conds if not discharged(x, rel, domain)]
 
 
-def undischarged(conds, facts: dict, domain=None) -> list[tuple[str, str]]:
-    """(text, why) of each condition ``(x, rel)`` not discharged by declared signs and assumed inequalities."""
+def undischarged(conds, facts: dict, domain=None, reasons=None) -> list[tuple[str, str]]:
+    """(text, why) of each condition ``(x, rel)`` not discharged by declared signs and assumed inequalities;
+    ``reasons``: why, for a condition that is not a function's domain (a family member written: s_2, n ≥ 2)."""
     domain = domain or _domain(facts)
     left = open_conditions(conds, facts, domain)
     left = [(x, rel) for x, rel in left if not (rel in (">=", "!=") and (x, ">") in left)]  # y > 0 says it
@@ -137,7 +138,7 @@ def undischarged(conds, facts: dict, domain=None) -> list[tuple[str, str]]:
     def within(s, used):
         return atomic[s] if s in atomic else domain(s, used)
 
-    out = [(_text(*_plain(x, rel)), _DETAIL[rel]) for x, rel in left
+    out = [(_text(*_plain(x, rel)), (reasons or {}).get((x, rel), _DETAIL[rel])) for x, rel in left
            if (x.is_Symbol and x in atomic) or not discharged(x, rel, within)]
     return [o for k, o in enumerate(out) if o[0] not in [t for t, _ in out[:k]]]
 
@@ -168,12 +169,12 @@ def _text(x, rel: str) -> str:
     return f"{_SHOW.doprint(plus)} {_TEXT[rel]} {_SHOW.doprint(minus)}"
 
 
-def condition_texts(conds, facts: dict) -> list[tuple[str, str]]:
+def condition_texts(conds, facts: dict, reasons=None) -> list[tuple[str, str]]:
     """(text, why) of every condition of a link not discharged: those on its own names (:func:`undischarged`),
     then the guards (relation ``defined``: on a random quantity or a summation index, see
     ``DomainConditions._guard``), ``R - 1 ≥ 0 almost surely``, ``s_i ≥ 0 for i in 1..n``."""
     domain = _domain(facts)
-    out = undischarged([c for c in conds if c[1] != "defined"], facts, domain)
+    out = undischarged([c for c in conds if c[1] != "defined"], facts, domain, reasons)
     for g in (x for x, rel in conds if rel == "defined"):
         got = _unwrap(g)
         if got is None:

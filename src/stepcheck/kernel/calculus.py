@@ -134,6 +134,13 @@ def _extreme(cands, lowest):
 
 
 def _inv(a: Iv) -> Iv:
+    """1/v for v in ``a``, where it is defined: an interval that reaches 0 only at a closed end (``x^2`` in
+    [0, ∞)) gives 1/v for the v ≠ 0 of it (``1/x^2`` in (0, ∞)).  A link holds where its sides are defined,
+    and the condition (``x ≠ 0``) is recorded from the parse tree and shown with it (``conditions.py``)."""
+    if a.nonnegative() and a.lo == 0 and not a.lo_open and _gt(a.hi, 0):
+        a = Iv(a.lo, a.hi, True, a.hi_open)
+    elif a.nonpositive() and a.hi == 0 and not a.hi_open and _gt(0, a.lo):
+        a = Iv(a.lo, a.hi, a.lo_open, True)
     if a.positive():
         lo = sympy.Integer(0) if a.hi == oo else 1 / a.hi
         hi = oo if a.lo == 0 else 1 / a.lo

@@ -279,4 +279,7 @@ def refined_domain(ineqs, decls=None):
         return Iv(lo, hi, lo_open, hi_open)
 
     domain.key = tuple(sorted(((a, tuple(e)) for a, e in ends.items()), key=str))  # what it adds, for caches
+    if any(isinstance(a, tuple) for a in ends):  # a family's bound is read through the declared ranges too
+        domain.key += (("ranges", tuple(sorted(decls.index_ranges.items(), key=str)),
+                        tuple(sorted(decls.family_ranges.items(), key=str))),)
     return domain
