@@ -9,12 +9,14 @@ the residual back in the link's own symbols (:func:`read_back`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Mapping
 
 import sympy
 
 from ..terms.facts import EqFact, IneqFact
 from .calculus import Iv, symbol_domain
+from .reduce import memo
 from ..terms.objects import Extremum, as_expr
 
 _FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<="}
@@ -179,13 +181,15 @@ def member_bound(f):
     return None
 
 
-def power_bounds(f) -> list:
-    """[(symbol, lo, >=), (symbol, hi, <=)] (strict for a strict fact) of a fact that bounds an even power or the
+@memo
+@functools.lru_cache(maxsize=4096)
+def power_bounds(f) -> tuple:
+    """((symbol, lo, >=), (symbol, hi, <=)) (strict for a strict fact; memoised per fact) of a fact that bounds an even power or the
     absolute value of ``k v + c`` (one symbol v, numbers k != 0 and c) by a number from above: ``y^2 <= 1`` and
     ``|y| <= 1`` give -1 <= y <= 1, ``4 - x^4 > 0`` gives -sqrt(2) < x < sqrt(2), ``|w - 1| <= 1/2`` gives
-    1/2 <= w <= 3/2; else [].  (A bound from below, ``y^2 >= 1``, leaves two intervals, not one: [].)"""
+    1/2 <= w <= 3/2; else ().  (A bound from below, ``y^2 >= 1``, leaves two intervals, not one: ().)"""
     if not isinstance(f, IneqFact) or f.free or f.rel not in _FLIP:
-        return []
+        return ()
     written = as_expr(f.lhs) - as_expr(f.rhs)
     for d in dict.fromkeys((written, sympy.expand(written))):  # c t + r REL 0, t = (k v + c0)^(2m) or |k v + c0|
         for t in sorted(d.atoms(sympy.Pow, sympy.Abs), key=sympy.default_sort_key):
@@ -202,11 +206,11 @@ def power_bounds(f) -> list:
                 continue
             bound, up = -r / c, f.rel if c > 0 else _FLIP[f.rel]  # t UP bound
             if up not in ("<", "<=") or bound < 0 or (bound == 0 and up == "<"):
-                return []  # no interval (or no value at all: left to the consistency check)
+                return ()  # no interval (or no value at all: left to the consistency check)
             root = bound if isinstance(t, sympy.Abs) else sympy.root(bound, t.exp)
             ends = sorted(((-root - c0) / k, (root - c0) / k), key=lambda e: e.evalf())
-            return [(v, ends[0], _FLIP[up]), (v, ends[1], up)]
-    return []
+            return ((v, ends[0], _FLIP[up]), (v, ends[1], up))
+    return ()
 
 
 def _whole_family(a, decls):
@@ -253,9 +257,11 @@ def refined_domain(ineqs, decls=None):
         got = number_bound(f) or member_bound(f)  # X_i >= 0 for every i: at the link's own X_i
         for a, b, rel in [got] if got is not None else power_bounds(f):
             _narrow(ends, _whole_family(a, decls) or a, b, rel)
+    families = {k[1] for k in ends if isinstance(k, tuple)}  # bounded as whole families
 
     def domain(s, used):
-        mine = [ends[k] for k in (s, ("family", s.base) if _member_of_its_family(s, decls) else None) if k in ends]
+        whole = families and isinstance(s, sympy.Indexed) and s.base in families and _member_of_its_family(s, decls)
+        mine = [ends[k] for k in (s, ("family", s.base) if whole else None) if k in ends]
         if not mine:
             return symbol_domain(s, used)
         acc: dict = {}  # the member's own bounds and its family's: the tighter on each side
