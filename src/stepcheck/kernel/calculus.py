@@ -19,6 +19,7 @@ from sympy import Abs, Add, Dummy, Interval, Mul, Pow, oo
 
 from ..terms.facts import KernelLimit
 from ..terms.objects import SD, DSum, E, Var
+from .real_roots import polynomial_sign
 
 
 # ---------------------------------------------------------------- intervals
@@ -315,7 +316,7 @@ def _sign_of_factors(g, strict: bool, domain) -> tuple[bool, set]:
         sign = 1
         all_strict = True
         for f in factors:
-            iv = bounds(f, domain, used)
+            iv = _factor_bounds(f, domain, used)
             if iv.positive():
                 continue
             if iv.negative():
@@ -335,6 +336,23 @@ def _sign_of_factors(g, strict: bool, domain) -> tuple[bool, set]:
         return (all_strict or not strict), used
     except KernelLimit:
         return False, used
+
+
+def _factor_bounds(f, domain, used: set) -> Iv:
+    """An enclosure of a factor: by intervals, or where they leave its sign open, by the real roots of a
+    polynomial in one variable or a form in two (``real_roots``), over its generators' enclosures."""
+    try:
+        iv = bounds(f, domain, used)
+    except KernelLimit:
+        iv = REALS
+    if iv.positive() or iv.negative() or iv.nonnegative() or iv.nonpositive() or f.is_number:
+        return iv
+    got = polynomial_sign(f, lambda x: bounds(x, domain, used))
+    if got is None:
+        raise KernelLimit("the sign of a factor is not decided")
+    zero = sympy.Integer(0)
+    return {">= 0": Iv(zero, oo, False, True), "> 0": Iv(zero, oo, True, True),
+            "<= 0": Iv(-oo, zero, True, False), "< 0": Iv(-oo, zero, True, True)}[got]
 
 
 def _variances_nonnegative(g):

@@ -1,0 +1,111 @@
+"""The sign of a polynomial in one variable, or of a form in two, decided by its real roots
+(kernel/real_roots.py, part of `inequality`): where interval bounds lose the sign of terms of opposite
+signs (x^4 - 4 x + 3 = (x - 1)^2 (x^2 + 2 x + 3))."""
+import pytest
+import sympy
+from sympy import Rational, oo
+
+from conftest import assert_verdict, claim_link
+from stepcheck.kernel.calculus import REALS, Iv, sign_proof
+from stepcheck.kernel.real_roots import (NEGATIVE, NONNEGATIVE, NONPOSITIVE, POSITIVE, _on_interval, _outer,
+                                         polynomial_sign)
+
+x, a, b = sympy.symbols("x a b", real=True)
+HALF_LINE = Iv(sympy.Integer(0), oo, False, True)  # [0, oo)
+UNIT = Iv(sympy.Integer(0), sympy.Integer(1))  # [0, 1]
+
+
+def enclosed(**ivs):
+    return lambda g: ivs.get(str(g), REALS)
+
+
+@pytest.mark.parametrize("f, ivs, sign", [
+    (x**4 - 4 * x + 3, {}, NONNEGATIVE),                # (x - 1)^2 (x^2 + 2x + 3): 0 at x = 1
+    (x**4 - 4 * x + 4, {}, POSITIVE),                   # its minimum is 1
+    (-(x**4) + 4 * x - 3, {}, NONPOSITIVE),
+    (x**4 - 4 * x + 2, {}, None),                       # 1 - 4 + 2 < 0 < 2: both signs
+    (x**3 - x, {"x": Iv(sympy.Integer(1), oo, False, True)}, NONNEGATIVE),  # [1, oo): 0 at 1
+    (x**3 - x, {"x": Iv(sympy.Integer(1), oo, True, True)}, POSITIVE),      # (1, oo)
+    (x**3 - x, {"x": HALF_LINE}, None),                 # x = 1/2 gives -3/8
+    (x - x**2, {"x": UNIT}, NONNEGATIVE),
+    (x - x**2, {"x": Iv(sympy.Integer(0), sympy.Integer(1), True, True)}, POSITIVE),
+    (x**2 - 2, {"x": Iv(sympy.sqrt(2), oo, False, True)}, None),  # an end moved outwards: 1.414213 < sqrt(2)
+    (x**2 - 2, {"x": Iv(sympy.Integer(2), oo, False, True)}, POSITIVE),
+    (a**4 + b**4 - a**3 * b - a * b**3, {}, NONNEGATIVE),  # (a - b)^2 (a^2 + a b + b^2): a form
+    (a**4 + b**4 - a**3 * b - a * b**3 - a**2 * b**2, {}, None),  # a = b = 1: -1
+    (a**3 * b + a * b**3, {}, None),                    # odd in (a, b): both signs
+    (a**3 + b**3 - a**2 * b - a * b**2, {}, None),      # (a + b)(a - b)^2: a = -2, b = 0
+    (a**3 + b**3 - a**2 * b - a * b**2, {"a": HALF_LINE, "b": HALF_LINE}, NONNEGATIVE),
+    (a**3 + b**3 - a**2 * b - a * b**2, {"a": HALF_LINE, "b": Iv(-oo, sympy.Integer(0), True, False)}, None),
+    (a**2 - a * b + b**2, {}, NONNEGATIVE),             # 0 at a = b = 0: not > 0
+    (a**2 - a * b + b**2, {"b": Iv(sympy.Integer(1), oo, False, True)}, POSITIVE),
+    (-(a**2) + a * b - b**2, {"a": Iv(-oo, sympy.Integer(-1), True, False)}, NEGATIVE),  # reflected
+    (a**2 - 3 * a * b + b**2, {}, None),                # a = b = 1: -1
+    (a**2 * b**2 - 2 * a * b**3 + b**4, {}, NONNEGATIVE),  # b^2 (a - b)^2: 0 along b = 0 as well
+    (a**2 + b, {}, None),                               # not a form
+    (x**3 + sympy.sqrt(2) * x, {}, None),               # not over QQ (sqrt(2) becomes a second variable)
+])
+def test_polynomial_sign(f, ivs, sign):
+    assert polynomial_sign(sympy.expand(f), enclosed(**ivs)) == sign
+
+
+def test_generators_are_variables_of_their_own():
+    """log(1 + b) beside b: each its own variable (its own enclosure), never a function of the other."""
+    g = sympy.log(1 + b) ** 2 - 2 * b * sympy.log(1 + b) + b**2  # (log(1 + b) - b)^2, a form in two
+    assert polynomial_sign(g, lambda s: REALS) == NONNEGATIVE
+    assert polynomial_sign(sympy.exp(x) ** 2 - sympy.exp(x), lambda s: Iv(sympy.Integer(0), oo, True, True)) is None
+
+
+def test_interval_ends_are_moved_outwards_only():
+    r2 = sympy.sqrt(2)
+    assert _outer(r2, below=True) < r2 < _outer(r2, below=False)
+    assert _outer(Rational(1, 3), below=True) == Rational(1, 3)
+    assert _outer(oo, below=False) is None
+    # x^2 - 2 on (-sqrt(2), sqrt(2)): the ends are moved outwards, where x^2 - 2 > 0: not decided (sound)
+    assert _on_interval(sympy.Poly(x**2 - 2, x), Iv(-r2, r2, True, True)) is None
+    assert _on_interval(sympy.Poly(x**2 - 2, x), Iv(-1, 1)) == NEGATIVE
+    assert _on_interval(sympy.Poly(x - 1, x), Iv(sympy.Integer(1), sympy.Integer(1))) == NONNEGATIVE  # a point: 0
+
+
+@pytest.mark.parametrize("g, strict, proved", [
+    ((x - 1) ** 2 * (x**2 + 2 * x + 3), False, True),
+    ((x - 1) ** 2 * (x**2 + 2 * x + 3), True, False),
+    (a**6 + b**6 - a**5 * b - a * b**5, False, True),   # (a - b)(a^5 - b^5)
+    ((x**2 - 2) ** 2 * (x - 1), False, False),
+])
+def test_sign_proof_reads_the_roots(g, strict, proved):
+    assert sign_proof(sympy.expand(g), strict)[0] is proved
+
+
+DECLS = "let a, b, x: real\nlet u, v: nonnegative real\nlet w: positive real\nrandom X\n"
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("a^4 + b^4 >= a^3 b + a b^3", "holds"),
+    ("a^4 + b^4 > a^3 b + a b^3", "fails"),             # a = b
+    ("a^4 + b^4 >= a^3 b + a b^3 + a^2 b^2", "fails"),  # a = b = 1
+    ("a^3 b + a b^3 <= a^4 + b^4", "holds"),           # written the other way round
+    ("x^4 + 1 >= x^3 + x", "holds"),
+    ("x^4 - 4 x + 2 >= 0", "fails"),                   # x = 1
+    ("x^6 + 1 >= x^5 + x", "holds"),
+    ("u^3 + v^3 >= u^2 v + u v^2", "holds"),            # a form over [0, oo)^2
+    ("u^3 + v^3 > u^2 v + u v^2", "fails"),             # u = v
+    ("a^3 + b^3 >= a^2 b + a b^2", "fails"),            # a = -1, b = 0
+    ("w^3 + 1 >= w^2 + w", "holds"),                   # (w - 1)^2 (w + 1) on (0, oo)
+    ("w^3 + 1 > w^2 + w", "fails"),                    # w = 1
+    ("E[X]^4 + 1 >= E[X]^3 + E[X]", "holds"),           # a moment as the variable
+    ("Var(X)^3 >= Var(X)", "fails"),                    # Var(X) = 1/2
+])
+def test_claims_decided_by_real_roots(claim, status):
+    assert_verdict(claim_link(DECLS, claim), status, "inequality", claim)
+
+
+@pytest.mark.parametrize("assume, claim, status", [
+    ("0 <= p, p <= 1", "p^2 (1 - p)^2 <= 1/16", "holds"),  # (p - 1/2)^2 (1/4 + p - p^2) >= 0 on [0, 1]
+    ("0 <= p, p <= 1", "p^2 (1 - p)^2 < 1/16", "fails"),   # p = 1/2
+    ("p >= 1", "p^3 >= p", "holds"),
+    ("p >= 1/2", "p^3 >= p", "not holds"),                # p = 1/2: 1/8 < 1/2
+])
+def test_an_assumed_interval_is_the_variable_s_enclosure(assume, claim, status):
+    link = claim_link("let p: real\n" + f"assume r: {assume}\n", claim + " by r")
+    assert_verdict(link, status, "inequality", claim)
