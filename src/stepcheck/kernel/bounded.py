@@ -145,12 +145,7 @@ def bounded_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unro
     goals = pointwise_goals(lhs, rhs, rel, prover.decls)
     if not goals:
         return None
-    facts = outcome_facts(prover.facts, candidates, prover.decls)
-    labels = list(facts)
-    key = tuple(labels)
-    sub = prover._bounded_provers.get(key)
-    if sub is None:
-        sub = prover._bounded_provers[key] = type(prover)(outcome(prover.decls), facts, prover.limits)
+    sub, labels = _outcome_prover(prover, candidates)
     for a, b, r in goals:
         if deadline.remaining() <= 0:
             return None
@@ -160,3 +155,25 @@ def bounded_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unro
             rules.add("bounded")
             return dataclasses.replace(p, used=list(candidates), rules=sorted(rules))
     return None
+
+
+def _outcome_prover(prover, candidates) -> tuple:
+    """The prover of pointwise links over the facts among ``candidates`` that hold on every outcome (one per
+    set of such facts, kept by ``prover``), and their labels."""
+    facts = outcome_facts(prover.facts, candidates, prover.decls)
+    labels = list(facts)
+    sub = prover._bounded_provers.get(tuple(labels))
+    if sub is None:
+        sub = prover._bounded_provers[tuple(labels)] = type(prover)(outcome(prover.decls), facts, prover.limits)
+    return sub, labels
+
+
+def surely_signed(prover, w, candidates, sign: str, deadline, ranges) -> bool:
+    """Whether ``w`` (holding random variables, no mean) is ``> 0`` (``sign`` ``">"``) or ``>= 0`` on every
+    outcome: the pointwise link ``w' > 0`` proved from the facts among ``candidates`` that hold on every
+    outcome (as for rule ``bounded``)."""
+    y = _written(w, prover.decls)
+    if w.has(*_OPAQUE) or not _deterministic(y, prover.decls) or deadline.remaining() <= 0:
+        return False
+    sub, labels = _outcome_prover(prover, candidates)
+    return sub.prove_link(sympy.Integer(0), y, labels, "<" if sign == ">" else "<=", deadline, ranges).holds

@@ -31,7 +31,8 @@ from .surely import surely_rules
 from .cases import all_cases as _all_cases, case_options, cases_slack, extremum_cases
 from .groups import set_partitions
 from .quadratic import psd_form
-from .bounded import bounded_proof
+from .bounded import bounded_proof, surely_signed
+from .jensen import jensen_proof
 from .squares import squared_proof
 from .attained import attained_proof
 from .fact_bounds import by_inequality_fact, member_sign
@@ -200,6 +201,8 @@ class LinkProver:
                  lambda: (bool(psd_form(g) and rel in ("<=", ">=") or mean_of_signed(g, strict)), set()),
                  lambda: mean_of_signed_beside_squares(g, strict, domain),  # Var(tanh(X)) <= 1
                  lambda: cauchy_schwarz_proof(nz, g, strict, domain, self.decls.is_rv, (l, r)),  # Cov^2 <= Var Var
+                 lambda: jensen_proof(nz, g, strict, domain, self.decls.is_rv, lambda w, s: surely_signed(
+                     self, w, labels, s, deadline, list(nz.range_ok))),  # E[exp(X)] >= exp(E[X])
                  lambda: cross_squares_proof(g, strict, domain),  # p_i p_j <= 1/4: -2 u v beside u^2 + v^2
                  lambda: quadratic_proof(g, strict, domain),  # a m^2 + b m + c, 4 a c - b^2 >= 0
                  lambda: bounded_second_moment_proof(g, strict, domain, self.decls.is_rv, nz.trace),  # Var(B) <= 1/4

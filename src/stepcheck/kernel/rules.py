@@ -35,6 +35,7 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     Rule("monotone", "a margin g with logarithms (of arguments proved positive) compared through exp: g >= 0 iff exp(g) >= 1"),
     Rule("termwise", "sums over one range merged into one (c Σ a + d Σ b = Σ (c a + d b)); |Σ a| <= Σ |a| (a gap >= 0)"),
     Rule("bounded", "E[g] <= R where g <= R on every outcome; Var(Y) <= E[Y^2] <= b^2 where |Y| <= b on every outcome"),
+    Rule("jensen", "E[f(w)] >= f(E[w]) for a convex f (exp, |.|, an even power), <= for a concave one (log, sqrt)"),
     Rule("cauchy_schwarz", "E[u v]^2 <= E[u^2] E[v^2] and Cov(u, v)^2 <= Var(u) Var(v) for random u, v"),
     Rule("squared", "A <= B for A, B >= 0 (proved by intervals) as A^2 <= B^2"),
     Rule("attained", "max(s) (min(s)) of a deterministic family is one of its members s_M: proved for every M"),
