@@ -109,3 +109,22 @@ def test_claims_decided_by_real_roots(claim, status):
 def test_an_assumed_interval_is_the_variable_s_enclosure(assume, claim, status):
     link = claim_link("let p: real\n" + f"assume r: {assume}\n", claim + " by r")
     assert_verdict(link, status, "inequality", claim)
+
+
+@pytest.mark.parametrize("claim, witness", [
+    ("x^3 - 3 x + 2 >= 0", "x = -3"),          # left of its root -2: no small trial value is there
+    ("x^4 + 1 >= 2 x^3", "x = 3/2"),           # between the roots 1 and 1.77
+    ("a^4 + b^4 >= 2 a^3 b", "a = 3/2"),        # b at its first trial value 1
+    ("u^3 >= u", "u = 1/2"),                    # inside (0, 1), a simple rational first
+])
+def test_a_false_polynomial_claim_gets_a_witness_between_its_roots(claim, witness):
+    link = claim_link(DECLS, claim)
+    assert link.status == "fails", (claim, link.status, link.message)
+    assert witness in link.message, link.message
+
+
+def test_a_true_polynomial_claim_the_kernel_misses_gets_no_witness():
+    """The Motzkin polynomial is >= 0 (not a sum of squares); no point of the search refutes it."""
+    link = claim_link("let x, y: real\n", "x^4 y^2 + x^2 y^4 + 1 >= 3 x^2 y^2")
+    assert link.status == "unknown"
+    assert claim_link("let x, y: real\n", "x^4 y^2 + x^2 y^4 + 1 >= 3 x^2 y^2 + 1/1000").status == "fails"

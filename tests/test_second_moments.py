@@ -68,3 +68,21 @@ def test_quadratic_rule_itself():
     assert not quadratic_proof(m**2 - m + sp.Rational(1, 4) + g, True, symbol_domain)[0]   # 0 at m = 1/2, g = 0
     assert not quadratic_proof(m**2 - m + c, False, symbol_domain)[0]                       # c of no sign
     assert not quadratic_proof(-m**2 + 1, False, symbol_domain)[0]                          # a < 0
+
+
+SYMBOLIC = ("random G, H, K\nlet lo, hi, m: real\nlet c: positive real\nassume box: lo <= G, G <= hi\n"
+            "assume hbox: H >= -c, c > H\nassume one: m <= K\n")
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("Var(G) <= (hi - lo)^2 / 4", "holds"),                  # Popoviciu with the bounds as names
+    ("Var(G) <= E[G] (hi + lo) - lo hi - E[G]^2", "holds"),
+    ("Var(G) <= (hi - lo)^2 / 8", "fails"),                  # G in {lo, hi}, each with probability 1/2
+    ("Var(G) < (hi - lo)^2 / 4", "fails"),                   # reached there
+    ("Var(H) <= c^2", "holds"),                              # written the other way round, one bound strict
+    ("Var(H) <= c^2 / 2", "not holds"),
+    ("Var(K) <= m^2", "not holds"),                          # a bound on one side only
+])
+def test_popoviciu_with_bounds_by_names(claim, status):
+    link = claim_link(SYMBOLIC, claim)
+    assert_verdict(link, status, "bounded", claim)

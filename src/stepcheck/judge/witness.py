@@ -60,6 +60,10 @@ class WitnessSearch:
                     continue
                 if violated(v) and self._consistent_at(candidates, sub):
                     return ", ".join(f"{s} = {x}" for s, x in sub.items()), v, dict(sub), None
+            for sub in _critical_assignments(res, syms, self.decls):
+                v = res.xreplace(sub)
+                if violated(v) and self._consistent_at(candidates, sub):
+                    return ", ".join(f"{s} = {x}" for s, x in sub.items()), v, dict(sub), None
         return None
 
     def _concrete_witness(self, res, case, candidates, violated):
@@ -292,3 +296,49 @@ def _trial_values(s: Symbol):
         return [Integer(0), Integer(1), Integer(2)]
     # -1/2 last: a bound such as `b > -1` leaves no other negative value among the first ones
     return [Integer(0), Integer(1), Integer(-1), Integer(2), sympy.Rational(-1, 2)]
+
+
+def _critical_assignments(res, syms, decls: Decls):
+    """Rational points in each interval between the real roots of a polynomial residual in one or two reals
+    (in one of them, the other at its first trial values), simple ones first, and its rational roots: the
+    residual has one sign in each such interval, so a violated sign shows there (``x^3 - 3 x + 2`` left of
+    its root -2, ``x^4 + 1 - 2 x^3`` between 1 and 1.7).  The judge re-checks any witness."""
+    reals = [s for s in syms if s not in decls.index_ranges and not s.is_integer]
+    if not 1 <= len(reals) <= 2 or len(reals) != len(syms):
+        return
+    for s in reals:
+        others = [o for o in reals if o != s]
+        for vals in itertools.product(*[_trial_values(o)[:3] for o in others]):
+            sub = dict(zip(others, vals))
+            try:
+                p = sympy.Poly(res.xreplace(sub), s, domain=sympy.QQ)
+                if not 2 <= p.degree() <= 24:
+                    continue
+                ends = [(a, b) for (a, b), _ in p.intervals(eps=Rational(1, 10**4))]
+                points = [f.nth(0) / -f.nth(1) for f, _ in p.factor_list()[1] if f.degree() == 1]
+            except (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed, NotImplementedError, ValueError):
+                continue
+            if not ends:
+                continue
+            gaps = [(None, ends[0][0])] + [(ends[k][1], ends[k + 1][0]) for k in range(len(ends) - 1)] + [
+                (ends[-1][1], None)]
+            for lo, hi in gaps:
+                points += _simple_between(lo, hi)
+            for x in dict.fromkeys(points):
+                if (s.is_positive and x <= 0) or (s.is_nonnegative and x < 0):
+                    continue
+                yield {**sub, s: Rational(x)}
+
+
+def _simple_between(lo, hi) -> list:
+    """Rationals strictly between ``lo`` and ``hi`` (None: unbounded), those of small denominators first."""
+    if lo is None:
+        return [sympy.floor(hi) - 1]
+    if hi is None:
+        return [sympy.ceiling(lo) + 1]
+    out = []
+    for q in (1, 2, 3, 4, 10, 100):
+        x = Rational(int(sympy.floor(lo * q)) + 1, q)
+        if lo < x < hi:
+            out.append(x)
+    return out + [(lo + hi) / 2]

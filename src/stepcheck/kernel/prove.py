@@ -205,7 +205,7 @@ class LinkProver:
                      self, w, labels, s, deadline, list(nz.range_ok))),  # E[exp(X)] >= exp(E[X])
                  lambda: cross_squares_proof(g, strict, domain),  # p_i p_j <= 1/4: -2 u v beside u^2 + v^2
                  lambda: quadratic_proof(g, strict, domain),  # a m^2 + b m + c, 4 a c - b^2 >= 0
-                 lambda: bounded_second_moment_proof(g, strict, domain, self.decls.is_rv, nz.trace),  # Var(B) <= 1/4
+                 lambda: bounded_second_moment_proof(g, strict, domain, self.decls.is_rv, nz.trace, ineqs),  # Var(B) <= 1/4
                  lambda: self._by_equation(nz, g, strict, eqs, domain) if eqs else (False, set()),
                  # exp(x) >= 1 + x, log(c) <= c - 1: tangent lines; log(Σ exp(z)) >= z_a through exp
                  lambda: tangent_proof(g, strict, domain, self.decls.is_rv),
