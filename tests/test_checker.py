@@ -303,8 +303,8 @@ def test_negative_symbolic_variance():
 
 # ---------------------------------------------------------------- three outcomes
 def test_three_outcomes():
-    # u is true (Jensen) but not provable by the kernel, and no finite model refutes it
-    rep = one(XY + "step f: E[X] + 1 = E[X]\nstep u: E[exp(X)] >= exp(E[X])\nstep h: E[X] = E[X]\n")
+    # u is true (Jensen for t^3 on t >= 0) but not provable by the kernel, and no finite model refutes it
+    rep = one(XY + "step f: E[X] + 1 = E[X]\nstep u: E[X^6] >= E[X^2]^3\nstep h: E[X] = E[X]\n")
     assert link(rep, "f").status == "fails"
     assert "E-fails" in codes(rep, "f")
     assert link(rep, "u").status == "unknown"
@@ -867,3 +867,18 @@ def test_newcomers_get_help_that_fits_their_mistake(text, title, help_part):
     hit = [d for d in diags if d.title == title]
     assert hit and help_part in (hit[0].help or ""), [(d.title, d.help) for d in diags]
     assert all(s.status != "holds" for s in rep.steps)
+
+
+def test_a_verified_identity_in_scope_does_not_hide_a_witness():
+    """A false link after a true one that rests on no fact (a derivative over a family, a matrix entry) fails with
+    its witness, as it does alone: the earlier identity holds wherever it is defined and constrains no point."""
+    head = ("let n, m: positive integer\nlet i, j: index 1..n\nlet c: positive real\nreal s_i for i in 1..n\n"
+            "define y_i = exp(s_i / c) / sum(r=1..n, exp(s_r / c))\n")
+    chain = "step chain: ∂y_i/∂s_j = (1 / c) y_i (δ_ij - y_j)\n"
+    for claim in ("let x, g: real\nstep wrong: diff(g (x / c)^2, x) = 2 g x / c\n",
+                  "let Q, K: matrix n × m\nstep wrong: (c Q) (c K)^T = c Q K^T\n"):
+        rep = one(head + chain + claim)
+        assert link(rep, "chain").status == "holds"
+        assert link(rep, "wrong").status == "fails", link(rep, "wrong").message
+    rep = one(head + chain + "step right: diff((x / c)^2, x) = 2 x / c^2\n".replace("step", "let x: real\nstep"))
+    assert link(rep, "right").status == "holds"

@@ -65,7 +65,8 @@ INC = ("let x, y, u, w: real\nlet c: positive real\nlet n: positive integer\nrea
     # f(A) - f(B) has the sign of A - B for a strictly increasing f (kernel/increasing.py, rule monotone)
     ("tanh(x) > tanh(y)   by xy", "holds"),
     ("log(1 + exp(x)) > log(1 + exp(y))   by xy", "holds"),     # nested: through exp(x) - exp(y)
-    ("x^3 > y^3   by xy", "holds"),                              # an odd power, on the reals
+    ("tanh(x)^3 > tanh(y)^3   by xy", "holds"),                  # an odd power, on the reals (x^3 > y^3 alone
+                                                                 # is a form in y and x - y: real_roots)
     ("sqrt(u) >= sqrt(w)   by uw, wpos", "holds"),               # u, w >= 0 proved with the facts
     ("c tanh(2 x) > c tanh(2 y)   by xy", "holds"),
     ("log(exp(s_1) + 1) > log(exp(s_2) + 1)   by top", "holds"),

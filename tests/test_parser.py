@@ -745,6 +745,20 @@ def test_derivative_notation():
     assert e.func_span.col == 9
 
 
+def test_a_derivative_is_a_factor_after_a_space():
+    """`y d/dx (x^2)` is `y` times `d/dx (x^2)`, as for any other factor; the derivative takes one operand.  A `∂`
+    form after a factor needs `*` (after `∂²f/∂x∂y` a next `∂` would continue the variables): a named error."""
+    assert ex("y d/dx (x^2)") == "(. y diff((^ x 2), x))"
+    assert ex("3 d/dx x^2 y") == "(. (. 3 diff((^ x 2), x)) y)"  # d/dx takes x^2, then the product goes on
+    assert ex("y d/dx d/dx x^3") == "(. y diff(diff((^ x 3), x), x))"
+    assert ex("a - d/dx x") == "(- a diff(x, x))"  # still a difference, not a product
+    assert ex("y * ∂/∂x (x^2)") == "(* y diff((^ x 2), x))"
+    assert ex("g_i * ∂w_i/∂a_j") == "(* g_i diff(w_i, a_j))"
+    for text in ("step s: y ∂/∂x (x^2) = 2 x y\n", "step s: g_i ∂w_i/∂a_j = 0\n"):
+        d = diag("let x, y: real\n" + text)
+        assert d.span.line == 2 and "`*`" in d.help, d.help
+
+
 def test_superscript_powers():
     assert ex("σ²") == "(^ σ 2)"
     assert ex("x⁻¹") == "(^ x (neg 1))"

@@ -128,3 +128,10 @@ def test_a_true_polynomial_claim_the_kernel_misses_gets_no_witness():
     link = claim_link("let x, y: real\n", "x^4 y^2 + x^2 y^4 + 1 >= 3 x^2 y^2")
     assert link.status == "unknown"
     assert claim_link("let x, y: real\n", "x^4 y^2 + x^2 y^4 + 1 >= 3 x^2 y^2 + 1/1000").status == "fails"
+
+
+def test_an_odd_power_after_a_bound_is_a_form_in_two():
+    """x^3 > y^3 under x > y: with x = y + t (t > 0), 3 y^2 t + 3 y t^2 + t^3 is a form in (y, t) with t > 0."""
+    link = claim_link("let x, y: real\nassume xy: x > y\n", "x^3 > y^3 by xy")
+    assert_verdict(link, "holds", "inequality", "x^3 > y^3")
+    assert claim_link("let x, y: real\nassume xy: x > y\n", "x^4 > y^4 by xy").status != "holds"  # x = 1, y = -2

@@ -426,6 +426,10 @@ def _token_error(exc: UnexpectedToken, text: str, file: str, parser) -> StepErro
     elif value == "|":
         label = "`|x|` cannot follow another factor directly"
         help_text = "write `2 * |x|` or `2 abs(x)`"
+    elif value == "∂" and "∂" not in ex:
+        label = "a `∂` derivative cannot follow another factor directly"
+        help_text = ("write `*` before it, `g_i * ∂w_i/∂a_j` (after `∂²f/∂x∂y` a next `∂` would continue the "
+                     "variables below the bar); `y d/dx (x^2)` needs none")
     elif ex == {"_{"} or (
         tok.type == "SUBNAME" and re.search(r"(Σ|∑|∏|\bsum|\bprod)\s*$", _line_text(text, line)[: col - 1])
     ):

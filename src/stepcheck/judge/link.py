@@ -127,7 +127,8 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
     witness, dropped, hint = None, None, {}
     for pr, labels in refuting:
         if pr.residual is not None:
-            found = search.search(pr.residual, pr.case, labels, rel)
+            plain = [lab for lab in labels if not cx.verified_identity(state, lab)]  # (as the re-check below)
+            found = search.search(pr.residual, pr.case, plain, rel)
             if found is None:
                 continue
             witness, why = _confirm_residual_witness(found, state, prover.decls, lhs, rhs, rel, labels, defined)
@@ -194,7 +195,9 @@ def domain_facts(domain, decls) -> dict:
 def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels, defined):
     """(text, value) when the residual's witness also refutes the original link exactly, else (None, why)."""
     text, value, values, pattern = found
-    facts = {**state.facts_of(labels), **defined}
+    # a verified step resting on no fact holds wherever its link is defined: no point need be checked
+    # against it (and a matrix identity would stop a scalar witness from being re-evaluated at all)
+    facts = {**state.facts_of([lab for lab in labels if not cx.verified_identity(state, lab)]), **defined}
     laws = {name: d.dist for name, d in state.laws.items()}  # E[G^4] for G ~ Normal(0, 1): from its moments
     values, sized = _dimensions_for(values, decls)
     point = Point(values=dict(values), indexed={}, pattern=pattern, laws=laws)

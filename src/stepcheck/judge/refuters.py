@@ -61,7 +61,7 @@ def _distributions(state, labels, surrogate: bool = False):
     return fixed, blocked
 
 
-def _identity(state, label: str) -> bool:
+def verified_identity(state, label: str) -> bool:
     step = state.steps.get(label)
     # (an index range such as "range of c" is no assumption: every model gives c a value inside it)
     return step is not None and label not in state.facts and step.status == "holds" \
@@ -96,7 +96,7 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
 
     # a verified step that rests on nothing (an identity, unconditional) holds in every model: it constrains
     # none, and a derivative in it would only stop the models from being evaluated
-    labels = [c for c in candidates if c not in state.contradiction and not _identity(state, c)]
+    labels = [c for c in candidates if c not in state.contradiction and not verified_identity(state, c)]
     fixed, blocked = _distributions(state, labels)
     if blocked:
         return None, ("no counterexample searched: " + ", ".join(f"`{b}`" for b in blocked)

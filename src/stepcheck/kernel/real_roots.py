@@ -130,7 +130,7 @@ def _on_interval(p: Poly, iv) -> str | None:
         if lo > hi or lo == hi and (lo_open or hi_open):
             return None  # an empty enclosure: nothing to read
         if lo == hi:
-            v = p.eval(lo)
+            v = p(lo)
             return POSITIVE if v > 0 else NEGATIVE if v < 0 else NONNEGATIVE
     _, factors = p.sqf_list()
     odd = Poly(1, p.gens[0], domain=QQ)
@@ -156,9 +156,9 @@ def _roots_inside(f: Poly, lo, hi, lo_open: bool, hi_open: bool) -> bool:
     if f.degree() <= 0:
         return False
     n = f.count_roots(lo, hi)
-    if lo is not None and lo_open and f.eval(lo) == 0:
+    if lo is not None and lo_open and f(lo) == 0:
         n -= 1
-    if hi is not None and hi_open and f.eval(hi) == 0 and hi != lo:
+    if hi is not None and hi_open and f(hi) == 0 and hi != lo:
         n -= 1
     return n > 0
 
@@ -176,7 +176,7 @@ def _sample(p: Poly, lo, hi):
     else:
         points = [Rational(j) for j in range(n)]
     for x in points:
-        v = p.eval(x)
+        v = p(x)
         if v != 0:
             return v
     return None
