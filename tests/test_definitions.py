@@ -64,3 +64,16 @@ def test_what_an_equation_defines_and_what_it_does_not():
     assert put_in(u[2] + u[i], {"u": (i, 2 * q[i])}) == 2 * q[2] + 2 * q[i]
     lhs, rhs, facts = with_definitions(Y, X, {"a": [fact(Y, 2 * X + 1)]}, d)
     assert (lhs, rhs) == (2 * X + 1, X) and facts["a"][0].lhs == facts["a"][0].rhs
+
+
+def test_a_name_declared_by_an_indexed_define_says_so():
+    """`define y_i` declares `y`: declaring `y` again points at it, and a bare `y` asks for a member, never
+    'did you mean `y`?'."""
+    text = ("let n: positive integer\nlet i: index 1..n\nreal z_i for i in 1..n\ndefine y_i = exp(z_i)\n"
+            "define y = softmax(z)\nstep s: sum(i=1..n, y) = 1\n")
+    errs = [d for d in check_text(text, "t.step").diagnostics if d.severity == "error"]
+    again = next(d for d in errs if "declared twice" in d.title)
+    assert again.span.line == 5 and any("t.step:4:8" in n for n in again.notes)
+    assert any("`y_...` there declares `y`" in n for n in again.notes)
+    bare = next(d for d in errs if "unknown name" in d.title)
+    assert "did you mean `y`" not in (bare.help or "") and "`y_i`" in bare.help

@@ -133,13 +133,23 @@ class Checker:
         """A fresh budget for one link: everything done for the link spends from it."""
         return Deadline(self.options.timeout)
 
+    def _redeclared(self, n: str, span):
+        """The error for a name declared again, pointing at the first declaration; a family or an indexed
+        `define y_i` declares its name without the index (`y`)."""
+        scope = self.state.scope
+        prev = scope.spans.get(n)
+        notes = [f"first declared at {prev}"] if prev else []
+        d = scope.defines.get(n)
+        if n in scope.families or d is not None and d.params:
+            notes.append(f"`{n}_...` there declares `{n}`, the name of all its members")
+        return error(f"`{n}` is declared twice", span, "declared again here", notes=notes,
+                     help="give the new one another name", code="E-redeclared")
+
     def declare(self, name: S.Name, kind: str, sym):
         n = name.name
         scope = self.state.scope
         if n in scope.symbols or n in scope.families or n in scope.defines or n in scope.matrices:
-            prev = scope.spans.get(n)
-            raise error(f"`{n}` is declared twice", name.span, "declared again here",
-                        notes=[f"first declared at {prev}"] if prev else [], code="E-redeclared")
+            raise self._redeclared(n, name.span)
         scope.symbols[n] = sym
         scope.kinds[n] = kind
         scope.spans[n] = name.span
@@ -290,7 +300,7 @@ class Checker:
                             help=f"write `{n}_{var}` (the family is indexed by `{var}`)", code="E-family")
             base = n[: -len(var) - 1]
             if base in scope.families or base in scope.symbols:
-                raise error(f"`{base}` is declared twice", nm.span, code="E-redeclared")
+                raise self._redeclared(base, nm.span)
             scope.families[base] = Family(IndexedBase(base, real=True), var, lo, hi, random, nm.span)
             scope.spans[base] = nm.span
 
@@ -330,7 +340,7 @@ class Checker:
             if iv is not None and iv.is_Symbol:
                 n, params = base, (iv,)
         if n in scope.symbols or n in scope.families or n in scope.defines or n in scope.matrices:
-            raise error(f"`{n}` is declared twice", st.name.span, code="E-redeclared")
+            raise self._redeclared(n, st.name.span)
         body = el.mexpr(st.body) if not params else el.expr(st.body)
         signs = tuple(built_signs(scope, st.body, body))  # the declared signs sympy used to build it
         scope.defines[n] = Definition(n, params, body, st.span, tuple(el.conditions), signs)

@@ -173,6 +173,8 @@ class Elaborator(DomainConditions):
         cands = self.scope.all_names() | {k for fr in self.bound for k in fr}
         guess = closest(n, cands)
         hint = f"did you mean `{guess}`?" if guess else "declare it with `let`, `random` or `real`"
+        if guess == n or n in self.scope.defines:  # `y` of an indexed `define y_i`: a name, but not a value
+            hint = f"`{n}` is the name of the members `{n}_i` of an indexed `define`: write a member, `{n}_i`"
         head, _, tail = n.rpartition("_")
         if n == "e":
             hint = "Euler's number is `exp(1)`: write `exp(x)` for e^x (or declare `e` with `let`)"
