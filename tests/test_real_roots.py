@@ -116,6 +116,7 @@ def test_an_assumed_interval_is_the_variable_s_enclosure(assume, claim, status):
     ("x^4 + 1 >= 2 x^3", "x = 3/2"),           # between the roots 1 and 1.77
     ("a^4 + b^4 >= 2 a^3 b", "a = 3/2"),        # b at its first trial value 1
     ("u^3 >= u", "u = 1/2"),                    # inside (0, 1), a simple rational first
+    ("(x - 1) (x - 1 - 1/1000000000) (x^2 + 1) >= 0", "x = 1000000002/1000000001"),  # roots 10^-9 apart
 ])
 def test_a_false_polynomial_claim_gets_a_witness_between_its_roots(claim, witness):
     link = claim_link(DECLS, claim)
@@ -135,3 +136,16 @@ def test_an_odd_power_after_a_bound_is_a_form_in_two():
     link = claim_link("let x, y: real\nassume xy: x > y\n", "x^3 > y^3 by xy")
     assert_verdict(link, "holds", "inequality", "x^3 > y^3")
     assert claim_link("let x, y: real\nassume xy: x > y\n", "x^4 > y^4 by xy").status != "holds"  # x = 1, y = -2
+
+
+def test_the_simplest_rational_between_two_numbers():
+    from sympy import Rational as R
+
+    from stepcheck.judge.witness import _simplest
+
+    assert _simplest(R(1), R(177, 100)) == R(3, 2)
+    assert _simplest(R(0), R(1)) == R(1, 2)
+    assert _simplest(R(2), R(3)) == R(5, 2)
+    assert _simplest(R(-5, 2), R(-2)) == R(-7, 3)
+    assert _simplest(R(1), R(1) + R(1, 10**9)) == R(1000000002, 1000000001)
+    assert _simplest(R(7, 2), None) == 4

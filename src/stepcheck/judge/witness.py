@@ -314,14 +314,14 @@ def _critical_assignments(res, syms, decls: Decls):
                 p = sympy.Poly(res.xreplace(sub), s, domain=sympy.QQ)
                 if not 2 <= p.degree() <= 24:
                     continue
-                ends = [(a, b) for (a, b), _ in p.intervals(eps=Rational(1, 10**4))]
+                # the real roots to 40 digits (as exact rationals): roots 10^-9 apart still have a gap between
+                ends = sorted(Rational(r.evalf(40)) for r in p.sqf_part().real_roots())
                 points = [f.nth(0) / -f.nth(1) for f, _ in p.factor_list()[1] if f.degree() == 1]
             except (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed, NotImplementedError, ValueError):
                 continue
             if not ends:
                 continue
-            gaps = [(None, ends[0][0])] + [(ends[k][1], ends[k + 1][0]) for k in range(len(ends) - 1)] + [
-                (ends[-1][1], None)]
+            gaps = [(None, ends[0])] + list(zip(ends, ends[1:])) + [(ends[-1], None)]
             for lo, hi in gaps:
                 points += _simple_between(lo, hi)
             for x in dict.fromkeys(points):
@@ -331,14 +331,17 @@ def _critical_assignments(res, syms, decls: Decls):
 
 
 def _simple_between(lo, hi) -> list:
-    """Rationals strictly between ``lo`` and ``hi`` (None: unbounded), those of small denominators first."""
+    """The rational of least denominator strictly between ``lo`` and ``hi`` (None: unbounded; lo < hi)."""
     if lo is None:
         return [sympy.floor(hi) - 1]
-    if hi is None:
-        return [sympy.ceiling(lo) + 1]
-    out = []
-    for q in (1, 2, 3, 4, 10, 100):
-        x = Rational(int(sympy.floor(lo * q)) + 1, q)
-        if lo < x < hi:
-            out.append(x)
-    return out + [(lo + hi) / 2]
+    return [_simplest(Rational(lo), None if hi is None else Rational(hi))]
+
+
+def _simplest(x, y, depth: int = 0):
+    """The rational of least denominator in the open interval (x, y), y None for no upper end (continued
+    fractions: an integer if one lies inside, else fl + 1/(the simplest in (1/(y - fl), 1/(x - fl))))."""
+    n = sympy.floor(x) + 1
+    if y is None or n < y or depth > 60:
+        return Rational(n) if y is None or n < y else (x + y) / 2
+    fl = sympy.floor(x)
+    return fl + 1 / _simplest(1 / (y - fl), None if x == fl else 1 / (x - fl), depth + 1)
