@@ -44,6 +44,8 @@ def enclosed(**ivs):
     (a**2 * b**2 - 2 * a * b**3 + b**4, {}, NONNEGATIVE),  # b^2 (a - b)^2: 0 along b = 0 as well
     (a**2 + b, {}, None),                               # not a form
     (x**3 + sympy.sqrt(2) * x, {}, None),               # not over QQ (sqrt(2) becomes a second variable)
+    (x**2 + 10**700, {}, None),                         # a coefficient past MAX_BITS: not tried (a limit)
+    (x**2 + 10**500, {}, POSITIVE),
 ])
 def test_polynomial_sign(f, ivs, sign):
     assert polynomial_sign(sympy.expand(f), enclosed(**ivs)) == sign

@@ -312,8 +312,9 @@ def _critical_assignments(res, syms, decls: Decls):
             sub = dict(zip(others, vals))
             try:
                 p = sympy.Poly(res.xreplace(sub), s, domain=sympy.QQ)
-                if not 2 <= p.degree() <= 24:
-                    continue
+                if not 2 <= p.degree() <= 24 or any(max(abs(c.numerator).bit_length(), c.denominator.bit_length())
+                                                     > 2000 for c in p.coeffs()):
+                    continue  # (root isolation is exact: huge coefficients make it slow)
                 # the real roots to 40 digits (as exact rationals): roots 10^-9 apart still have a gap between
                 ends = sorted(Rational(r.evalf(40)) for r in p.sqf_part().real_roots())
                 points = [f.nth(0) / -f.nth(1) for f, _ in p.factor_list()[1] if f.degree() == 1]

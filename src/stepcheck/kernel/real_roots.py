@@ -29,6 +29,7 @@ from ..terms.facts import KernelLimit
 
 MAX_DEGREE = 24
 MAX_TERMS = 40
+MAX_BITS = 2000  # of a coefficient's numerator or denominator: root counting works on them exactly
 
 POSITIVE, NONNEGATIVE, NEGATIVE, NONPOSITIVE, ZERO = "> 0", ">= 0", "< 0", "<= 0", "= 0"
 
@@ -42,7 +43,7 @@ def polynomial_sign(f, enclose) -> str | None:
         p = Poly(f, domain=QQ)
     except (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed, sympy.GeneratorsNeeded):
         return None
-    if p.is_zero or not 1 <= len(p.gens) <= 2 or p.total_degree() > MAX_DEGREE:
+    if p.is_zero or not 1 <= len(p.gens) <= 2 or p.total_degree() > MAX_DEGREE or _huge(p):
         return None
     # each generator becomes a variable of its own (log(1 + b) beside b is not a function of b here)
     xs = tuple(sympy.Dummy(f"x{k}") for k in range(len(p.gens)))
@@ -199,3 +200,7 @@ def _outer(v, below: bool):
     if not ((v - r).is_positive if below else (r - v).is_positive):  # strictly outwards, proved
         raise KernelLimit("an interval end could not be moved outwards")
     return r
+
+
+def _huge(p: Poly) -> bool:
+    return any(max(abs(c.numerator).bit_length(), c.denominator.bit_length()) > MAX_BITS for c in p.coeffs())
