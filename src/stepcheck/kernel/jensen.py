@@ -57,17 +57,20 @@ def _shape(mean, is_random):
     return w, f, convex, sign
 
 
-def jensen_proof(nz, g, strict: bool, domain, is_random, surely) -> tuple[bool, set]:
+def jensen_proof(nz, g, strict: bool, domain, is_random, surely, written=()) -> tuple[bool, set]:
     """``g > 0`` (strict) or ``g >= 0`` with its means of convex or concave functions written through
     Jensen's gap; (proved, signs used).  ``surely(w, sign)``: whether ``w`` has that sign on every
-    outcome."""
+    outcome.  ``written``: the link's two sides, whose means linearity splits into several atoms
+    (``E[(S - μ)^4]``) are tried after the margin's own (:func:`_written_means`)."""
     shapes = {}
     for mean in sorted(g.atoms(E), key=sympy.default_sort_key):  # one number each, wherever it stands
         got = _shape(mean, is_random)
         if got is not None:
             shapes[mean] = got
-    if not shapes or len(shapes) > MAX_MEANS:
+    if len(shapes) > MAX_MEANS:
         return False, set()
+    if not shapes:
+        return _written_means(nz, g, strict, domain, is_random, surely, written)
     means = list(shapes)
     for chosen in [means] + ([[m] for m in means] if len(means) > 1 else []):
         sub, gaps = {}, set()
@@ -90,6 +93,40 @@ def jensen_proof(nz, g, strict: bool, domain, is_random, surely) -> tuple[bool, 
             if ok:
                 nz.trace.rules.add("jensen")
                 return True, {s for s in signs if s not in gaps}
+    return _written_means(nz, g, strict, domain, is_random, surely, written)
+
+
+def _written_means(nz, g, strict: bool, domain, is_random, surely, written) -> tuple[bool, set]:
+    """A mean the link writes, ``E[f(w)]`` with normal form ``N`` a sum of atoms (``E[(S - μ)^4]`` is
+    ``E[S^4] - 4 μ E[S^3] + ...``): ``N = f(E[w]) ± G`` is an identity, so ``g`` equals
+    ``g - c N + c (f(E[w]) ± G)`` for every number c; c is read off a term ``N`` and ``g`` share (the ratio
+    of their coefficients), and that is proved for every ``G >= 0``."""
+    means = sorted({a for side in written for a in side.atoms(E) if _shape(a, is_random) is not None},
+                   key=sympy.default_sort_key)[:MAX_MEANS]
+    for mean in means:
+        w, f, convex, sign = _shape(mean, is_random)
+        if sign is not None and not surely(w, sign):
+            continue
+        try:
+            n, m = _expand(nz.expr(mean)), nz.expr(E(w))
+        except KernelLimit:
+            continue
+        if n.is_number or isinstance(n, E) or len(sympy.Add.make_args(n)) < 2:
+            continue  # one atom: the margin's own, tried already
+        gap = Dummy("jensen_gap", nonnegative=True)
+        value = f(m) + gap if convex else f(m) - gap
+        for term in sorted(sympy.Add.make_args(n), key=sympy.default_sort_key)[:4]:
+            k, mono = term.as_coeff_Mul()
+            c = g.coeff(mono) / k if k != 0 else 0
+            if not (c.is_number and c != 0):
+                continue
+            try:
+                ok, signs = _signed(_expand(g - c * n + c * value), strict, domain, nz.trace)
+            except KernelLimit:
+                continue
+            if ok:
+                nz.trace.rules.add("jensen")
+                return True, {s for s in signs if s != gap}
     return False, set()
 
 

@@ -202,7 +202,7 @@ class LinkProver:
                  lambda: mean_of_signed_beside_squares(g, strict, domain),  # Var(tanh(X)) <= 1
                  lambda: cauchy_schwarz_proof(nz, g, strict, domain, self.decls.is_rv, (l, r)),  # Cov^2 <= Var Var
                  lambda: jensen_proof(nz, g, strict, domain, self.decls.is_rv, lambda w, s: surely_signed(
-                     self, w, labels, s, deadline, list(nz.range_ok))),  # E[exp(X)] >= exp(E[X])
+                     self, w, labels, s, deadline, list(nz.range_ok)), (l, r)),  # E[exp(X)] >= exp(E[X])
                  lambda: cross_squares_proof(g, strict, domain),  # p_i p_j <= 1/4: -2 u v beside u^2 + v^2
                  lambda: quadratic_proof(g, strict, domain),  # a m^2 + b m + c, 4 a c - b^2 >= 0
                  lambda: bounded_second_moment_proof(g, strict, domain, self.decls.is_rv, nz.trace, ineqs),  # Var(B) <= 1/4
