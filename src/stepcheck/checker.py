@@ -22,7 +22,7 @@ from .assumptions import fact_kind, inequality_kind
 from .elaborate import DEFINED, KIND_OF_TYPE, Definition, Elaborator, Family
 from .judge.domains import always_defined, condition_texts, discharging_facts, law_defined, open_conditions
 from .uses import built_signs, domain_uses, fill_uses
-from .errors import Diagnostic, Span, StepError, clip, closest, error
+from .errors import Diagnostic, Span, StepError, clip, closest, error, redeclared
 from .judge import settle, settle_step
 from .judge.link import BY_HELP, LinkJudgement, judge_link
 from .matrices import Mat, MatrixDecl, entrywise
@@ -134,16 +134,8 @@ class Checker:
         return Deadline(self.options.timeout)
 
     def _redeclared(self, n: str, span):
-        """The error for a name declared again, pointing at the first declaration; a family or an indexed
-        `define y_i` declares its name without the index (`y`)."""
-        scope = self.state.scope
-        prev = scope.spans.get(n)
-        notes = [f"first declared at {prev}"] if prev else []
-        d = scope.defines.get(n)
-        if n in scope.families or d is not None and d.params:
-            notes.append(f"`{n}_...` there declares `{n}`, the name of all its members")
-        return error(f"`{n}` is declared twice", span, "declared again here", notes=notes,
-                     help="give the new one another name", code="E-redeclared")
+        sc = self.state.scope  # a family or an indexed `define y_i` declares `y`
+        return redeclared(n, span, sc.spans.get(n), n in sc.families or bool(getattr(sc.defines.get(n), "params", ())))
 
     def declare(self, name: S.Name, kind: str, sym):
         n = name.name

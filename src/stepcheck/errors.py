@@ -90,6 +90,15 @@ def error(title: str, span: Span | None, label: str = "", *, notes=None, help=No
     return StepError(Diagnostic("error", title, span, label, list(notes or []), help, check_code(code)))
 
 
+def redeclared(name: str, span: Span, first: Span | None, indexed: bool) -> StepError:
+    """A name declared again, pointing at its first declaration (``indexed``: made by a family or an indexed
+    `define y_i`, which declare `y`)."""
+    notes = ([f"first declared at {first}"] if first else []) + (
+        [f"`{name}_...` there declares `{name}`, the name of all its members"] if indexed else [])
+    return error(f"`{name}` is declared twice", span, "declared again here", notes=notes,
+                 help="give the new one another name", code="E-redeclared")
+
+
 _COLORS = {"error": "\x1b[1;31m", "warning": "\x1b[1;33m", "note": "\x1b[1;36m"}
 _BLUE = "\x1b[1;34m"
 _RESET = "\x1b[0m"

@@ -22,10 +22,13 @@ polynomials over ``QQ`` of small degree are tried; anything else is "not decided
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import sympy
 from sympy import Poly, QQ, Rational, oo
 
 from ..terms.facts import KernelLimit
+from .reduce import memo
 
 MAX_DEGREE = 24
 MAX_TERMS = 40
@@ -37,24 +40,35 @@ POSITIVE, NONNEGATIVE, NEGATIVE, NONPOSITIVE, ZERO = "> 0", ">= 0", "< 0", "<= 0
 def polynomial_sign(f, enclose) -> str | None:
     """The sign of ``f`` proved over the enclosures of its generators (``enclose(generator) -> Iv``), or
     None.  ``f`` must be a polynomial over QQ in one generator, or a form in two."""
-    if f.is_number or len(sympy.Add.make_args(f)) > MAX_TERMS:
+    got = _as_poly(f)
+    if got is None:
         return None
-    try:
-        p = Poly(f, domain=QQ)
-    except (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed, sympy.GeneratorsNeeded):
-        return None
-    if p.is_zero or not 1 <= len(p.gens) <= 2 or p.total_degree() > MAX_DEGREE or _huge(p):
-        return None
-    # each generator becomes a variable of its own (log(1 + b) beside b is not a function of b here)
-    xs = tuple(sympy.Dummy(f"x{k}") for k in range(len(p.gens)))
-    ivs = dict(zip(xs, p.gens))
-    p = Poly.from_dict(p.as_dict(), *xs, domain=QQ)
+    p, ivs = got
+    xs = p.gens
     try:
         if len(xs) == 1:
             return _on_interval(p, enclose(ivs[xs[0]]))
         return _form(p, lambda x: enclose(ivs[x]))
     except (KernelLimit, sympy.polys.polyerrors.CoercionFailed):
         return None
+
+
+@memo
+@lru_cache(maxsize=4096)
+def _as_poly(f):
+    """``f`` as a polynomial over QQ in fresh variables, one per generator of its own (log(1 + b) beside b
+    is not a function of b here), and {variable: generator}; None where the rule does not try it (a number,
+    more than two generators, a degree below 2 -- intervals are exact on those -- or past the limits)."""
+    if f.is_number or len(sympy.Add.make_args(f)) > MAX_TERMS:
+        return None
+    try:
+        p = Poly(f, domain=QQ)
+    except (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed, sympy.GeneratorsNeeded):
+        return None
+    if p.is_zero or not 1 <= len(p.gens) <= 2 or not 2 <= p.total_degree() <= MAX_DEGREE or _huge(p):
+        return None
+    xs = tuple(sympy.Dummy(f"x{k}") for k in range(len(p.gens)))
+    return Poly.from_dict(p.as_dict(), *xs, domain=QQ), dict(zip(xs, p.gens))
 
 
 def _form(p: Poly, enclose) -> str | None:
