@@ -65,6 +65,10 @@ def test_greek_names():
     assert typst(Symbol("sigma_1")) == "sigma_1"
     assert typst(Symbol("Gamma")) == "Gamma"
     assert typst(Symbol("lamda")) == "lambda"
+    # two-letter Greek names are letters, not two-letter words (μ was printed as upright "mu")
+    assert [typst(Symbol(n)) for n in ("mu", "nu", "xi")] == ["mu", "nu", "xi"]
+    assert typst(Symbol("mu") * Symbol("beta")) in ("beta mu", "mu beta")
+    assert typst(Symbol("ab")) == 'upright("ab")'
 
 
 def test_multiletter_and_odd_names():

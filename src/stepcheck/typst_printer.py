@@ -154,7 +154,8 @@ def symbol_name(name: str) -> str:
     base, sups, subs = split_super_sub(clean)
     if not base:
         return _string(name)
-    out = _name_part(base) if not re.fullmatch(r"[A-Za-z]{2}", base) else f"upright({_string(base)})"
+    # two letters are a multi-letter name (upright), but for Greek ones: mu, nu, xi, pi
+    out = _name_part(base) if base in _GREEK or not re.fullmatch(r"[A-Za-z]{2}", base) else f"upright({_string(base)})"
     if subs:
         out += "_" + _attach([_name_part(s) for s in subs])
     if sups:
