@@ -52,3 +52,26 @@ def test_the_sign_on_every_outcome_is_reported_as_used():
 def test_jensen_is_not_listed_where_the_link_needs_no_gap():
     link = claim_link(DECLS, "E[exp(X)] >= E[exp(X)] - 1")
     assert link.status == "holds" and "jensen" not in link.rules
+
+
+def test_a_spent_deadline_is_the_proof_s_limit_not_a_failed_try():
+    """A limit inside the rule ends only its try, unless the link's time is spent: then the proof reports the
+    limit (unknown, with the time limit named) and no later rule runs."""
+    import sympy
+
+    from stepcheck.kernel.jensen import jensen_proof
+    from stepcheck.terms.facts import Deadline, KernelLimit
+    from stepcheck.terms.objects import E
+
+    class Stub:
+        def __init__(self, seconds):
+            self.deadline = Deadline(seconds)
+
+        def expr(self, x):
+            raise KernelLimit("expanding this expression would give too many terms")
+
+    X = sympy.Symbol("X", real=True)
+    g = E(sympy.exp(X)) - sympy.exp(E(X))
+    assert jensen_proof(Stub(60), g, False, None, lambda s: s == X, None) == (False, set())
+    with pytest.raises(KernelLimit, match="time limit"):
+        jensen_proof(Stub(0), g, False, None, lambda s: s == X, None)

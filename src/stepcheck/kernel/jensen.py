@@ -81,6 +81,7 @@ def jensen_proof(nz, g, strict: bool, domain, is_random, surely, written=()) -> 
             try:
                 m = nz.expr(E(w))
             except KernelLimit:
+                _raise_if_late(nz)
                 break
             gap = Dummy(f"jensen_gap{k}", nonnegative=True)
             gaps.add(gap)
@@ -89,6 +90,7 @@ def jensen_proof(nz, g, strict: bool, domain, is_random, surely, written=()) -> 
             try:
                 ok, signs = _signed(_expand(g.xreplace(sub)), strict, domain, nz.trace)
             except KernelLimit:
+                _raise_if_late(nz)
                 continue
             if ok:
                 nz.trace.rules.add("jensen")
@@ -110,6 +112,7 @@ def _written_means(nz, g, strict: bool, domain, is_random, surely, written) -> t
         try:
             n, m = _expand(nz.expr(mean)), nz.expr(E(w))
         except KernelLimit:
+            _raise_if_late(nz)
             continue
         if n.is_number or isinstance(n, E) or len(sympy.Add.make_args(n)) < 2:
             continue  # one atom: the margin's own, tried already
@@ -123,6 +126,7 @@ def _written_means(nz, g, strict: bool, domain, is_random, surely, written) -> t
             try:
                 ok, signs = _signed(_expand(g - c * n + c * value), strict, domain, nz.trace)
             except KernelLimit:
+                _raise_if_late(nz)
                 continue
             if ok:
                 nz.trace.rules.add("jensen")
@@ -139,3 +143,10 @@ def _signed(h, strict: bool, domain, trace) -> tuple[bool, set]:
         if ok:
             trace.rules.add("monotone")
     return ok, signs
+
+
+def _raise_if_late(nz) -> None:
+    """A limit reached because the link's time is spent is the proof's (reported, and no later rule runs);
+    any other limit (an expansion too large) only ends this try."""
+    if nz.deadline.remaining() <= 0:
+        raise KernelLimit(f"time limit of {nz.deadline.seconds:g} s per link reached")
