@@ -17,6 +17,7 @@ from sympy import Indexed, Integer, Rational, Symbol
 
 from ..kernel.normal import _expand
 from ..kernel.prove import number_bound
+from ..kernel.real_roots import MAX_DEGREE, huge_coefficients
 from ..kernel.reduce import Inconsistent
 from ..terms.facts import Decls, EqFact, IneqFact, KernelLimit
 from ..terms.objects import SD, Cov, DSum, E, Var, as_expr, is_canon_bound
@@ -312,8 +313,7 @@ def _critical_assignments(res, syms, decls: Decls):
             sub = dict(zip(others, vals))
             try:
                 p = sympy.Poly(res.xreplace(sub), s, domain=sympy.QQ)
-                if not 2 <= p.degree() <= 24 or any(max(abs(c.numerator).bit_length(), c.denominator.bit_length())
-                                                     > 2000 for c in p.coeffs()):
+                if not 2 <= p.degree() <= MAX_DEGREE or huge_coefficients(p):
                     continue  # (root isolation is exact: huge coefficients make it slow)
                 # the real roots to 40 digits (as exact rationals): roots 10^-9 apart still have a gap between
                 ends = sorted(Rational(r.evalf(40)) for r in p.sqf_part().real_roots())

@@ -65,7 +65,7 @@ def _as_poly(f):
         p = Poly(f, domain=QQ)
     except (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed, sympy.GeneratorsNeeded):
         return None
-    if p.is_zero or not 1 <= len(p.gens) <= 2 or not 2 <= p.total_degree() <= MAX_DEGREE or _huge(p):
+    if p.is_zero or not 1 <= len(p.gens) <= 2 or not 2 <= p.total_degree() <= MAX_DEGREE or huge_coefficients(p):
         return None
     xs = tuple(sympy.Dummy(f"x{k}") for k in range(len(p.gens)))
     return Poly.from_dict(p.as_dict(), *xs, domain=QQ), dict(zip(xs, p.gens))
@@ -216,5 +216,6 @@ def _outer(v, below: bool):
     return r
 
 
-def _huge(p: Poly) -> bool:
+def huge_coefficients(p: Poly) -> bool:
+    """A coefficient past MAX_BITS: exact root isolation on it is slow (also the witness search's guard)."""
     return any(max(abs(c.numerator).bit_length(), c.denominator.bit_length()) > MAX_BITS for c in p.coeffs())
