@@ -132,3 +132,56 @@ def test_matrix_arguments_are_checked():
 def test_matrix_names_are_declared_once():
     _, rep = run("let n: positive integer\nlet Q: matrix n × n\nlet Q: real\n")
     assert "E-redeclared" in codes(rep)
+
+
+# ---------------------------------------------------------------- symbolic indices inside the shape
+def _where(step) -> str:
+    """The link's side conditions as shown after ``where:``."""
+    return " ".join(u.label for u in step.links[0].uses if u.kind == "domain")
+
+
+def test_an_index_over_another_dimension_is_a_side_condition():
+    # K is n × d: K_{t, j} with t over 1..d as the row index exists only where d ≤ n, and j (1..n) as the
+    # column index only where n ≤ d; the link says nothing elsewhere (red team: it was read silently)
+    steps, rep = run(HEAD + "let i, j: index 1..n\nstep s: sum(t=1..d, K_{t, j}) = sum(t=1..d, K_{t, j})\n")
+    assert not rep.errors and steps["s"].status == "holds"
+    shown = _where(steps["s"])
+    assert "n - d ≥ 0" in shown or "n ≥ d" in shown, shown
+    assert "d ≥ n" in shown or "d - n ≥ 0" in shown, shown
+
+
+def test_an_index_inside_the_shape_adds_nothing():
+    steps, rep = run(HEAD + "let i: index 1..n\nstep s: sum(t=1..d, Q_{i, t} K_{i, t}) = (Q K^T)_{i, i}\n")
+    assert steps["s"].status == "holds" and not _where(steps["s"])
+
+
+def test_an_index_certainly_past_the_shape_is_an_error():
+    _, rep = run(HEAD + "let i: index 1..n\nstep s: sum(t=1..d+1, Q_{i, t}) = 0\n")
+    assert "E-range" in codes(rep)
+    assert any("past the columns of `Q`" in d.title for d in rep.diagnostics)
+    _, rep = run(HEAD + "let i: index 0..n\nstep s: Q_{i, 1} = Q_{i, 1}\n")
+    assert "E-range" in codes(rep)
+    # an empty sum invents nothing
+    _, rep = run(HEAD + "let i: index 1..n\nstep s: sum(t=3..2, Q_{i, t}) = 0\n")
+    assert "E-range" not in codes(rep)
+
+
+def test_a_family_member_over_another_range_is_a_side_condition():
+    steps, rep = run("let n, m: positive integer\nreal x_k for k in 1..n\n"
+                     "step s: sum(t=1..m, x_t) = sum(t=1..m, x_t)\n"
+                     "step same: sum(t=1..n, x_t) = sum(t=1..n, x_t)\n")
+    assert "n ≥ m" in _where(steps["s"]), _where(steps["s"])
+    assert not _where(steps["same"])
+
+
+@pytest.mark.parametrize("claim", [
+    "(Q K^T)_{i, j} = sum(t=1..d, Q_{i, t} K_{t, j})",  # (Q K)_{ij}: the index order of K swapped
+    "((Q / c) K^T)_{i, j} = sum(t=1..d, Q_{i, t} K_{t, j}) / c",
+])
+def test_a_false_entry_claim_fails_with_the_entries_read(claim):
+    # the witness's patterns of one index do not apply to a matrix's entries: the scrambled entries, which the
+    # independent re-check evaluates the same way, refute it (it came back unknown)
+    steps, _ = run(HEAD + "let i, j: index 1..n\nstep s: " + claim + "\n")
+    link = steps["s"].links[0]
+    assert link.status == "fails", link
+    assert "K_{" in link.counterexample and "Q_{" in link.counterexample

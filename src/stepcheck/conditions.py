@@ -282,24 +282,46 @@ class DomainConditions:
                     self.need(x, ">=")
                     self.reasons.setdefault((x, ">="), why)
             return
-        if iv in self.bound_ranges:
-            # a summation index must stay inside the family: sum(i=1..n+1, x_i) would invent x_{n+1}
-            lo, hi, sum_span = self.bound_ranges[iv]
-            outside = sympy.Lt(lo, fam.lo) == sympy.true or sympy.Gt(hi, fam.hi) == sympy.true
-            empty = sympy.Lt(hi, lo) == sympy.true
-            if outside and not empty:
-                raise error(f"the sum runs over {iv.name} in {lo}..{hi}, past the range of `{name}`",
-                            span, "out of range",
-                            notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}; a sum past it would "
-                                   "invent members"],
-                            help=f"sum over a range inside {fam.lo}..{fam.hi}", code="E-range")
-            return
-        if iv.is_Symbol and iv in self.scope.index_ranges:
-            lo, hi = self.scope.index_ranges[iv]
-            if (lo, hi) != (fam.lo, fam.hi):
-                bad = (sympy.Lt(lo, fam.lo) == sympy.true) or (sympy.Gt(hi, fam.hi) == sympy.true)
-                if bad:
-                    raise error(f"index `{iv}` ranges over {lo}..{hi}, outside the range of `{name}`", span,
-                                "out of range", notes=[f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}"],
-                                code="E-range")
+        self.index_inside(iv, fam.lo, fam.hi, f"the range of `{name}`",
+                          f"`{name}` is declared for {fam.var} in {fam.lo}..{fam.hi}", span)
 
+    def index_inside(self, iv, lo, hi, what: str, declared: str, span):
+        """A summation index or a declared index ``iv`` used where only lo..hi exists (a family's range, a
+        matrix's rows or columns): an error where its range is certainly past it; a side condition of the
+        link where it may be (``sum(t=1..m, x_t)`` of a family over 1..n: m ≤ n), so that nothing is said
+        about members or entries that do not exist."""
+        if iv in self.bound_ranges:
+            # a summation index must stay inside: sum(i=1..n+1, x_i) would invent x_{n+1}
+            ilo, ihi, _ = self.bound_ranges[iv]
+            if sympy.Lt(ihi, ilo) == sympy.true:
+                return  # an empty sum invents nothing
+            kind = f"the sum runs over {iv.name} in {ilo}..{ihi}"
+        elif iv.is_Symbol and iv in self.scope.index_ranges:
+            ilo, ihi = self.scope.index_ranges[iv]
+            kind = f"index `{iv}` ranges over {ilo}..{ihi}"
+        else:
+            return
+        if (ilo, ihi) == (lo, hi):
+            return
+        if sympy.Lt(ilo, lo) == sympy.true or sympy.Gt(ihi, hi) == sympy.true:
+            raise error(f"{kind}, past {what}", span, "out of range",
+                        notes=[f"{declared}; an index past it would invent members"],
+                        help=f"use an index over a range inside {lo}..{hi}", code="E-range")
+        why = f"{kind}, inside {what} ({lo}..{hi}) only there"
+        for x, ok in ((ilo - lo, sympy.Ge(ilo, lo)), (hi - ihi, sympy.Ge(hi, ihi))):
+            if ok != sympy.true and not (x.is_number and x.is_nonnegative):
+                self.need(x, ">=")
+                self.reasons.setdefault((x, ">="), why)
+
+    def matrix_indices(self, m, idx, spans, name: str = ""):
+        """The symbolic indices of an entry ``M_{i, j}`` inside the matrix's shape (see :meth:`index_inside`);
+        a whole number past a symbolic dimension is a side condition (Q_{2, 1} of an n × d matrix: n ≥ 2)."""
+        what = f"`{name}`" if name else "the matrix"
+        if len(idx) == 1 and m.is_column():  # v_i of a vector
+            idx, spans = [idx[0], sympy.Integer(1)], [spans[0]] * 2
+        for pos, (iv, dim, sp) in enumerate(zip(idx, (m.rows, m.cols), spans)):
+            if iv.is_Integer and not (dim - iv).is_nonnegative and not (dim - iv).is_number:
+                self.need(dim - iv, ">=")  # a number past the dimension: E-range in matrices.entry
+            elif not iv.is_Integer:
+                self.index_inside(iv, sympy.Integer(1), dim, f"the {('rows', 'columns')[pos]} of {what}",
+                                  f"{what} is {m.shape_text}", sp)

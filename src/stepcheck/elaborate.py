@@ -187,6 +187,7 @@ class Elaborator(DomainConditions):
             d = self.scope.defines[name]
             if isinstance(d.body, M.Mat):  # p_i of `define p = softmax(s)`
                 self.used_defs.add(name)
+                self.matrix_indices(d.body, indices, [span] * len(indices), name)
                 return M.entry(d.body, indices, span, [span] * len(indices))
             if len(indices) != len(d.params):
                 raise error(f"`{name}` takes {len(d.params)} index(es)", span, code="E-arity")
@@ -245,14 +246,13 @@ class Elaborator(DomainConditions):
             m = self.mexpr(node.base)
             if not isinstance(m, M.Mat):
                 raise error("only a matrix or a vector can be indexed", node.base.span, "a number", code="E-index")
+            self.matrix_indices(m, idx, [n.span for n in node.indices])
             return M.entry(m, idx, node.span, [n.span for n in node.indices])
         name = node.base.name
         if name in self.scope.matrices:
-            decl = self.scope.matrices[name]
-            for iv, dim in zip(idx, (decl.rows, decl.cols)):  # Q_{2, 1} of an n × d matrix exists where n ≥ 2
-                if iv.is_Integer and not (dim - iv).is_nonnegative and not (dim - iv).is_number:
-                    self.need(dim - iv, ">=")  # a number past the dimension: E-range, below
-            return M.entry(M.matrix_symbol(decl), idx, node.span, [n.span for n in node.indices])
+            m = M.matrix_symbol(self.scope.matrices[name])
+            self.matrix_indices(m, idx, [n.span for n in node.indices], name)
+            return M.entry(m, idx, node.span, [n.span for n in node.indices])
         if name in ("δ", "delta") and len(idx) == 2:
             return KroneckerDelta(*idx)
         if name in self.scope.families or name in self.scope.defines:

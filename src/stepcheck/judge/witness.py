@@ -276,6 +276,8 @@ def _unroll(x, pattern: int, seen: dict | None = None):
                 if seen is not None:
                     seen[name, tuple(int(i) for i in idx)] = v
                 return Integer(v)
+            if len(e.indices) != 1:  # a matrix entry: only the scrambled pattern, which the re-check reads too
+                raise ValueError("an entry of a matrix under a pattern of one index")
             return val(rec(e.indices[0], env))
         if not e.args:
             return e
