@@ -114,8 +114,12 @@ def test_two_sided_needs_both_sides():
 def test_a_parameter_that_may_be_zero_is_not_proved_in_a_link():
     text = "let b: real\nstep sat: limit(b exp(t) / (b exp(t) + 1), t -> oo) = 1\n"
     rep = check_text(text, "<zero-parameter>")
-    assert rep.steps[0].links[0].status == "unknown"
-    assert "it may be 0" in (rep.steps[0].links[0].message or "")
+    # not proved (the kernel's sign of b is unknown); and false at b = 0, where the limit is 0: the judge's
+    # concrete points find it (judge/refuters.search_point)
+    lk = rep.steps[0].links[0]
+    assert lk.status == "fails" and lk.counterexample == "b = 0", (lk.status, lk.counterexample)
+    b = sp.Symbol("b")
+    assert sp.limit((b * sp.exp(t) / (b * sp.exp(t) + 1)).subs(b, 0), t, sp.oo) == 0
 
 
 def test_random_rational_functions_of_exp_agree_with_sympy():

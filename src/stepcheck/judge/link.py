@@ -143,6 +143,8 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
                               "have that condition: it is not used here")
     j.counterexample, note = cx.search_link_model(state, prover.decls, lhs, rhs, candidates, rel, seed_parts,
                                                   deadline, defined, hint)
+    if j.counterexample is None and witness is None:  # a limit or extremum neither reached: concrete points
+        witness = j.witness = cx.search_point(state, prover.decls, lhs, rhs, candidates, rel, deadline, defined)
     if j.counterexample is not None:
         j.verdict = Verdict(FAILS, WITNESS)
     elif witness is not None:

@@ -86,15 +86,18 @@ def sample_product(choices: list, k: int, rng: random.Random) -> list:
     return out
 
 
-def points(lhs, rhs, decls, seed: int | None = None):
-    """Up to CANDIDATES concrete points for the free deterministic symbols of the two sides.
+def points(lhs, rhs, decls, seed: int | None = None, patterns: tuple = (0, 1)):
+    """Concrete points for the free deterministic symbols of the two sides: up to CANDIDATES combinations of
+    their values, each with every pattern of the deterministic families where the sides hold some (0: x_m =
+    m - 1; 1: one-hot; 3: all 0, a tie), the first pattern taken in turn.
 
     Without a ``seed``, the points are drawn from one seeded by the names of those symbols: the links
     of a chain over the same symbols meet at the same points, so a side they share is evaluated once
     (:func:`pointwise_check`'s memo).
     """
-    syms = sorted({s for x in (lhs, rhs) for s in x.free_symbols
-                   if s not in decls.random_symbols and not getattr(s, "is_Dummy", False)}, key=str)
+    labels = {ix.base.label for x in (lhs, rhs) for ix in x.atoms(sympy.Indexed)}  # z of z_i: no value of its own
+    syms = sorted({s for x in (lhs, rhs) for s in x.free_symbols if isinstance(s, sympy.Symbol) and s not in labels
+                   and s not in decls.random_symbols and not getattr(s, "is_Dummy", False)}, key=str)
     plain = [s for s in syms if _choices(s, decls) is not None]
     indices = [s for s in syms if s in decls.index_ranges]
     rng = random.Random(seed if seed is not None else ",".join(map(str, syms)))
@@ -106,21 +109,29 @@ def points(lhs, rhs, decls, seed: int | None = None):
                 break
             values[i] = Integer(rng.randint(int(lo), int(hi)))
         else:
-            yield Point(values, {}, (), pattern=k % 2)
+            # each combination with every pattern where the sides hold families (the first in turn)
+            for j in range(len(patterns) if labels else 1):
+                yield Point(dict(values), {}, (), pattern=patterns[(k + j) % len(patterns)])
 
 
-def pointwise_check(decls, lhs, rhs, rel: str, facts: dict, seed: int | None = None, memo: dict | None = None):
+def pointwise_check(decls, lhs, rhs, rel: str, facts: dict, seed: int | None = None, memo: dict | None = None,
+                    *, cap: int | None = None, deadline=None, patterns: tuple = (0, 1)):
     """(points evaluated, None) or (_, (the point, lhs value, rhs value)) at the first disagreement.
 
     ``memo`` (one per file and declarations) keeps each side's value, or the reason it has none, per
-    point: the next link of a chain evaluates its shared side once.
+    point: the next link of a chain evaluates its shared side once.  ``cap``: how many points to evaluate
+    (by default :data:`MAX_POINTS`, or :data:`MAX_POINTS_COSTLY` for a limit or an extremum); ``deadline``:
+    no point is begun once it has passed.
     """
     if any(isinstance(f, IndepFact) for fs in facts.values() for f in fs):
         return 0, None
     memo = {} if memo is None else memo
-    cap = MAX_POINTS_COSTLY if lhs.has(sympy.Limit, Extremum) or rhs.has(sympy.Limit, Extremum) else MAX_POINTS
+    if cap is None:
+        cap = MAX_POINTS_COSTLY if lhs.has(sympy.Limit, Extremum) or rhs.has(sympy.Limit, Extremum) else MAX_POINTS
     done = tried = 0
-    for p in points(lhs, rhs, decls, seed):
+    for p in points(lhs, rhs, decls, seed, patterns):
+        if deadline is not None and deadline.remaining() <= 0:
+            break
         rc = Recheck(p, decls.random_symbols, decls.random_families, complete=True, family_ranges=decls.family_ranges)
         at = (tuple(sorted(p.values.items(), key=lambda kv: str(kv[0]))), p.pattern)
         try:

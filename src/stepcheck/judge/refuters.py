@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 from sympy import Rational
 
+from ..terms.printer import show
+
 LINK_SECONDS = 2.0  # search for a failed or unknown link (or 40 % of a longer --timeout; within the link's deadline)
 CROSS_MODELS = 3  # random models per accepted link
 CROSS_SECONDS = 0.3  # time per accepted link (at most; within the link's deadline)
@@ -117,6 +119,56 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
     more = (f"; a longer search may find one: raise `--timeout` (now {deadline.seconds:g} s per link)"
             if "time limit" in w.reason else "")
     return None, f"no counterexample found within the search limits ({w.reason}){more}"
+
+
+#: points tried by :func:`search_point` (each may be a sympy ``limit`` at a concrete point: about 0.1 s)
+POINTS_TRIED = 16
+
+
+def search_point(state, decls, lhs, rhs, candidates, rel: str, deadline, defined=None):
+    """(text, value of lhs - rhs) of a concrete point refuting a deterministic link that was not proved, or None.
+
+    For what neither the residual's witness nor the finite models reach: a limit or an extremum the kernel
+    could not take (``limit(softmax([a/λ, b/λ])_1, λ -> 0+) = 1`` is 1/2 at a = b).  The points are those of
+    the cross-check (:mod:`.pointwise`), where every candidate fact and side condition holds exactly and both
+    sides have values (a limit that does not exist there refutes nothing); the disagreement's sign is proved,
+    and the point is confirmed once more by :func:`.recheck.confirms`, as every witness is.
+    """
+    from sympy import Indexed
+
+    from ..kernel.reduce import interrupted_at
+    from ..terms.objects import SD, Cov, E, Var
+    from ..terms.probability import Prob
+    from .pointwise import pointwise_check
+    from .recheck import Point, confirms
+
+    sides = (lhs, rhs)
+    if any(x.has(E, Var, Cov, SD, Prob) or x.free_symbols & set(decls.random_symbols)
+           or any(decls.is_rv(a) for a in x.atoms(Indexed)) for x in sides):
+        return None
+    labels = [c for c in candidates if c not in state.contradiction and not verified_identity(state, c)]
+    facts = {**state.facts_of(labels), **(defined or {})}
+    try:
+        with interrupted_at(deadline, "evaluating the link at concrete points"):  # sympy's limit may not end
+            _, bad = pointwise_check(decls, lhs, rhs, rel, facts, cap=POINTS_TRIED, deadline=deadline,
+                                     patterns=(0, 1, 3))
+    except Exception:  # noqa: BLE001 - the search never breaks a check (the time limit included)
+        return None
+    if bad is None:
+        return None
+    p, lv, rv = bad
+    ok, _, defaulted = confirms(Point(dict(p.values), {}, pattern=p.pattern), decls, lhs, rhs, rel, facts,
+                                complete=True)
+    if not ok:
+        return None
+    values = {**p.values, **defaulted}
+    parts = [f"{show(k)} = {show(v)}" for k, v in sorted(values.items(), key=lambda kv: str(kv[0]))]
+    fams = sorted({a.base.label.name for x in sides for a in x.atoms(Indexed)})
+    taken = set(decls.order) | {str(k) for k in values}
+    m = next(n for n in ("m", "k", "r", "u", "w", "ι") if n not in taken)
+    shown = {0: "{m} - 1", 1: "1 for {m} = 1, else 0", 3: "0"}[p.pattern]
+    parts += [f"{fam}_{m} = " + shown.format(m=m) for fam in fams]
+    return ", ".join(parts) or None, lv - rv
 
 
 def confirm_model(w, decls, lhs, rhs, rel: str, facts) -> tuple[bool, str]:

@@ -136,29 +136,32 @@ def _on_alarm(signum, frame):
 
 
 def _groebner(polys: list, gens: tuple, order):
-    """sympy's groebner, interrupted at the link's deadline.
+    """sympy's groebner, interrupted at the link's deadline (sympy offers no way to stop a Buchberger run,
+    and the size guard cannot foresee every slow system)."""
+    with interrupted_at(_DEADLINE.get(), "solving the facts' polynomial system"):
+        return groebner(polys, *gens, order=order, domain=QQ)
 
-    sympy offers no way to stop a Buchberger run, and the size guard cannot
-    foresee every slow system, so the interruption is an interval timer
-    (SIGALRM) in the main thread; elsewhere (a worker thread), or when the
-    caller's own timer runs, only the size guard applies.
-    """
-    deadline = _DEADLINE.get()
+
+@contextmanager
+def interrupted_at(deadline, what: str):
+    """Run the body under an interval timer (SIGALRM, in the main thread) that stops it at ``deadline`` with
+    a :class:`KernelLimit` naming ``what``: for sympy computations that cannot be stopped otherwise.
+    Elsewhere (a worker thread), or when the caller's own timer runs, the body runs unguarded."""
     left = deadline.remaining() if deadline is not None else None
     usable = (left is not None and threading.current_thread() is threading.main_thread()
               and hasattr(signal, "setitimer") and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
     if not usable:
-        return groebner(polys, *gens, order=order, domain=QQ)
+        yield
+        return
     if left <= 0:
         raise KernelLimit(f"time limit of {deadline.seconds:g} s per link reached")
     old = signal.signal(signal.SIGALRM, _on_alarm)
     try:
         _ARMED[0] = True
         signal.setitimer(signal.ITIMER_REAL, left)
-        return groebner(polys, *gens, order=order, domain=QQ)
+        yield
     except _Alarm:
-        raise KernelLimit(f"time limit of {deadline.seconds:g} s per link reached (solving the facts' "
-                          "polynomial system)") from None
+        raise KernelLimit(f"time limit of {deadline.seconds:g} s per link reached ({what})") from None
     finally:
         _ARMED[0] = False
         signal.setitimer(signal.ITIMER_REAL, 0)

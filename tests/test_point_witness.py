@@ -1,0 +1,103 @@
+"""A deterministic link the kernel could not take, refuted at a concrete point (judge/refuters.search_point).
+
+Where neither the residual's witness nor the finite models reach (a limit or an extremum the kernel
+could not take, so there is no residual), the judge evaluates the original link at the cross-check's
+concrete points with its own evaluator (:mod:`stepcheck.judge.recheck`: sympy's ``limit`` of the grounded
+body).  A point counts only where every candidate fact holds exactly and both sides have a value: a
+limit that does not exist there refutes nothing.
+"""
+from __future__ import annotations
+
+import pytest
+import sympy
+
+from stepcheck.checker import check_text
+from stepcheck.judge.recheck import Point, Recheck
+
+HEAD = "let a, b, c: real\nlet T: positive real\nlet x: real\nlet n: positive integer\nreal z_i for i in 1..n\n"
+
+
+def link(claim, pre=""):
+    rep = check_text(HEAD + pre + "step s: " + claim + "\n", "t.step")
+    assert not rep.errors, [d.title for d in rep.errors]
+    return rep.steps[0].links[0]
+
+
+def _values(text):
+    """{name: value} of a witness's plain values (``a = 1/2, b = 2``)."""
+    out = {}
+    for part in text.split(", "):
+        name, _, v = part.partition(" = ")
+        if name.isidentifier() and "m" not in v:
+            out[name] = sympy.Rational(v)
+    return out
+
+
+a_, b_, c_, T_ = sympy.symbols("a b c T")
+E_ = sympy.exp
+COLD = [  # (claim, its left side's body and its right side, built here with sympy alone)
+    # the order of the logits is not given: at a < b the cold limit is b
+    ("limit(T log(exp(a/T) + exp(b/T)), T -> 0+) = a", T_ * sympy.log(E_(a_ / T_) + E_(b_ / T_)), a_),
+    ("limit(exp(a/T) / (exp(a/T) + exp(b/T) + exp(c/T)), T -> 0+) = 1",
+     E_(a_ / T_) / (E_(a_ / T_) + E_(b_ / T_) + E_(c_ / T_)), sympy.Integer(1)),
+    ("limit(softmax([a/T, b/T])_1, T -> 0+) = 1", E_(a_ / T_) / (E_(a_ / T_) + E_(b_ / T_)), sympy.Integer(1)),
+]
+
+
+@pytest.mark.parametrize("claim, body, rhs", COLD)
+def test_a_false_cold_limit_fails_at_a_point(claim, body, rhs):
+    lk = link(claim)
+    assert lk.status == "fails" and lk.decided_by == "exact numeric", (lk.status, lk.message)
+    # the witness's values, checked here with sympy alone: the limit at them is not the right side
+    vals = _values(lk.counterexample)
+    at = {a_: vals.get("a", 0), b_: vals.get("b", 0), c_: vals.get("c", 0)}
+    assert sympy.limit(body.subs(at), T_, 0, "+") != rhs.subs(at)
+
+
+def test_a_family_witness_shows_its_pattern():
+    lk = link("limit(T log(sum(i=1..n, exp(z_i/T))), T -> 0+) = z_1")
+    assert lk.status == "fails"
+    assert "z_m = " in lk.counterexample and "z = " not in lk.counterexample  # the label has no value of its own
+
+
+@pytest.mark.parametrize("claim, pre", [
+    ("limit((exp(a x) - 1) / x, x -> 0) = a", ""),
+    ("limit(exp(a/T) / (exp(a/T) + exp(b/T)), T -> 0+) = 1/2", "assume same: a = b\n"),
+    ("limit(T log(exp(a/T) + exp(b/T)), T -> 0+) = max(a, b)", ""),
+    # true under the facts: a point must satisfy them
+    ("limit(exp(a/T) / (exp(a/T) + exp(b/T) + exp(c/T)), T -> 0+) = 1", "assume ab: a > b\nassume ac: a > c\n"),
+    # the two-sided limit exists only at a = 0, where it is 0: the points where it does not exist refute nothing
+    ("limit(a / x, x -> 0) = 0", ""),
+    ("limit(a abs(x) / x, x -> 0) = 0", ""),
+])
+def test_a_true_limit_never_fails(claim, pre):
+    assert link(claim, pre).status in ("holds", "unknown")
+
+
+def test_a_cited_fact_holds_at_the_witness():
+    lk = link("limit(T log(exp(a/T) + exp(b/T)), T -> 0+) = b by ab", "assume ab: a > b\n")
+    assert lk.status == "fails"
+    vals = _values(lk.counterexample)
+    assert vals["a"] > vals["b"]
+
+
+def test_a_limit_that_does_not_exist_at_the_point_has_no_value():
+    # the re-check's own reading, on which the refuter rests
+    x = sympy.Symbol("x")
+    rc = Recheck(Point({sympy.Symbol("a"): sympy.Integer(1)}, {}, ()), (), ())
+    with pytest.raises(Exception):
+        rc.value(sympy.Limit(sympy.Symbol("a") / x, x, 0, "+-"))
+
+
+WEAK = "let k: index 2..n\nassume weak: z_k <= z_1\n"
+
+
+def test_a_tie_that_a_weak_order_allows_refutes_the_one_hot_limit():
+    # z_k <= z_1 allows z_1 = z_2: there the cold softmax is 1/2, not 1 (the pattern "all 0", a tie)
+    lk = link("limit(softmax(z / T)_1, T -> 0+) = 1", WEAK)
+    assert lk.status == "fails" and "z_m = 0" in lk.counterexample, (lk.status, lk.counterexample)
+
+
+def test_a_bound_true_at_every_tie_never_fails():
+    assert link("limit(softmax(z / T)_1, T -> 0+) >= 1/n", WEAK).status in ("holds", "unknown")
+    assert link("limit(softmax(z / T)_1, T -> 0+) <= 1", WEAK).status in ("holds", "unknown")
