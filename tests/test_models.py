@@ -109,6 +109,25 @@ def test_marginal_options_meet_their_moments_exactly(mean, var):
         assert sympy.simplify(sympy.nsimplify(s2 - m**2) - sympy.Rational(var.numerator, var.denominator)) == 0
 
 
+@pytest.mark.parametrize("mean", [F(1), F(1, 2), F(3)])
+def test_a_mean_alone_gets_a_law_at_least_0_of_large_variance(mean):
+    # 0 or 3m with probabilities 2/3, 1/3: mean m, variance 2 m^2 (a one-sided bound N >= 0 with E[N] = m
+    # leaves the variance unbounded; the other options with that mean all take negative values)
+    opts = marginal_options(mean, None)
+    for mg in opts:
+        assert sum(p for _, p in mg) == 1 and sum(p * v for v, p in mg) == mean
+    wide = [mg for mg in opts if all(v >= 0 for v, _ in mg) and sum(p * v * v for v, p in mg) - mean ** 2 > mean ** 2]
+    assert wide
+
+
+def test_a_variance_bound_the_mean_does_not_give_fails():
+    text = "random N\nassume npos: N >= 0\nassume nmean: E[N] = 1\nstep one_sided: Var(N) <= 1\nstep sq: E[N^2] >= 1\n"
+    rep = check_text(text, "t.step")
+    one_sided, sq = (s.links[0] for s in rep.steps)
+    assert one_sided.status == "fails" and "0 or 3" in one_sided.counterexample
+    assert sq.status == "holds"  # Jensen: true, and no model of the facts refutes it
+
+
 def test_model_with_zero_mean_and_unit_variance_is_found():
     models = random_models(QK, {"mean0": MEAN0, "var1": VAR1, "indep": INDEP}, n=3, seed=1, exprs=[VAR_SUM],
                            seconds=2.0)

@@ -16,7 +16,10 @@ import dataclasses
 import sympy
 from sympy import Symbol
 
+from sympy import Indexed
+
 from ..terms.objects import Extremum, FamilyExtremum
+from .calculus import sign_proof
 from .normal import RuleSet
 
 MAX_EXTREMA = 2  # entries max(s) / min(s) written as members in one link
@@ -52,3 +55,33 @@ def attained_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unr
     rules.add("attained")
     return dataclasses.replace(p, rules=sorted(rules), ranges=[r for r in p.ranges if r not in fresh],
                                signs=[s for s in p.signs if s not in fresh])
+
+
+def extremum_gap_proof(decls, g, strict: bool, domain) -> tuple[bool, set]:
+    """``g >= 0`` (``> 0``) where ``max(s)`` (``min(s)``) occurs beside a member ``s_i`` of its range:
+    ``max(s) = s_i + G`` (``min(s) = s_i - G``) with ``G >= 0``, and the sign proved for every such G.
+    The member must lie in the extremum's range: a literal index provably in it (``s_2`` where an
+    assumption ``n >= 2`` bounds the range's end), or an index whose declared range is that range.  Deterministic families only: G is then one number, while for a
+    random family max(q) - q_i is a random variable, and a sign proved for every constant G says
+    nothing about moments of it (Var(G) = 0 for a constant)."""
+    for x in sorted(g.atoms(FamilyExtremum), key=sympy.default_sort_key):
+        if x.kind not in ("max", "min") or x.family in decls.random_families:
+            continue
+        base, lo, hi = x.args[0], x.args[1], x.args[2]
+        members = sorted((m for m in g.atoms(Indexed) if m.base == base and len(m.indices) == 1),
+                         key=sympy.default_sort_key)
+        for m in members:
+            ix = m.indices[0]
+            rng = decls.index_ranges.get(ix)
+            # a literal member inside the range: by the numbers, or its upper end by an assumed bound
+            # (s_2 with `assume n ≥ 2`, read through ``domain``)
+            inside = (rng is not None and sympy.expand(rng[0] - lo) == 0 and sympy.expand(rng[1] - hi) == 0) or (
+                ix.is_Integer and sympy.Ge(ix, lo) == sympy.true and (
+                    sympy.Le(ix, hi) == sympy.true or sign_proof(hi - ix, False, domain)[0]))
+            if not inside:
+                continue
+            gap = sympy.Dummy("gap", nonnegative=True)
+            ok, signs = sign_proof(g.xreplace({x: m + gap if x.kind == "max" else m - gap}), strict, domain)
+            if ok:
+                return True, {v for v in signs if v != gap}
+    return False, set()

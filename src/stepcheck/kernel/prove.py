@@ -24,7 +24,7 @@ from .termwise import termwise_proof
 from .limits import limit_gap
 from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLimit, Limits
 from .normal import UNROLL, UNROLL_FIRST, Normalizer, RuleSet, Term, Trace, _expand
-from ..terms.objects import DSum, E, FamilyExtremum, as_expr, is_canon_bound
+from ..terms.objects import DSum, E, as_expr, is_canon_bound
 from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_in, refined_domain, twin_of
 from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
 from .surely import surely_rules
@@ -34,7 +34,8 @@ from .quadratic import psd_form
 from .bounded import bounded_proof, surely_signed
 from .jensen import jensen_proof
 from .squares import squared_proof
-from .attained import attained_proof
+from .attained import attained_proof, extremum_gap_proof
+from .quotient import quotient_proof
 from .fact_bounds import by_inequality_fact, member_sign
 from .moment_cs import cauchy_schwarz_proof
 from .cross_squares import cross_squares_proof
@@ -194,9 +195,17 @@ class LinkProver:
         g = -d if rel in ("<", "<=") else d  # l < r  <=>  r - l > 0 ;  l > r  <=>  l - r > 0
         strict = rel in ("<", ">")
         members = member_sign(self, nz, ineqs, eqs, sub, domain) if ineqs else None  # summands by the facts
+        ok, signs = self._margin(nz, g, strict, rel, domain, members, ineqs, eqs, sub, labels, deadline, (l, r))
+        nz.trace.signs |= signs
+        return ok, (d if ok else g), nz.trace
+
+    def _margin(self, nz, g, strict, rel, domain, members, ineqs, eqs, sub, labels, deadline, sides, outer=True):
+        """(proved, signs used) for ``g >= 0`` (``> 0``): each try in turn, the rules of the first that proves it
+        put in the trace; ``outer``: the quotient's margin without its denominator is tried the same way, once."""
+        l, r = sides
         tries = (lambda: sign_proof(g, strict=strict, domain=domain),
                  lambda: self._by_inequality_fact(nz, g, strict, ineqs, eqs, sub, domain),
-                 lambda: self._by_extremum(g, strict, domain),
+                 lambda: extremum_gap_proof(self.decls, g, strict, domain),
                  # Var(X - Y) as 2 Var(X) + 2 Var(Y) - Var(X + Y); E[max(X, 0)] >= 0: a mean of a sign
                  lambda: (bool(psd_form(g) and rel in ("<=", ">=") or mean_of_signed(g, strict)), set()),
                  lambda: mean_of_signed_beside_squares(g, strict, domain),  # Var(tanh(X)) <= 1
@@ -212,17 +221,34 @@ class LinkProver:
                  lambda: exp_margin_proof(g, strict, domain, members),
                  lambda: increasing_proof(g, strict, domain, lambda x, s: got if (got := sign_proof(x, s, domain))[0]
                                           else self._by_inequality_fact(nz, x, s, ineqs, eqs, sub, domain)),
-                 lambda: termwise_proof(g, strict, domain, self.decls.random_families, members))  # kernel/termwise.py
+                 lambda: termwise_proof(g, strict, domain, self.decls.random_families, members),  # kernel/termwise.py
+                 # a / D + b, D > 0, b of a proved sign: the margin a / |b| -+ D (kernel/quotient.py)
+                 lambda: self._quotient(nz, g, strict, rel, domain, members, ineqs, eqs, sub, labels, deadline, sides)
+                 if outer else (False, set()))
         for k, attempt in enumerate(tries):
             ok, signs = attempt()
             if ok:
                 nz.trace.rules.add("inequality")
-                if k >= len(tries) - 4:  # the last four: tangent, monotone (twice), termwise
-                    (nz.trace.rules.add("tangent") if k == len(tries) - 4 else nz.trace.rules.add("termwise")
-                     if k == len(tries) - 1 else nz.trace.rules.add("monotone"))
-                nz.trace.signs |= signs
-                return True, d, nz.trace
-        return False, g, nz.trace
+                last = len(tries) - 1 - k  # the last five: tangent, monotone (twice), termwise, quotient
+                if last == 4:
+                    nz.trace.rules.add("tangent")
+                elif last in (2, 3):
+                    nz.trace.rules.add("monotone")
+                elif last == 1:
+                    nz.trace.rules.add("termwise")
+                elif last == 0:
+                    nz.trace.rules.add("quotient")
+                return True, signs
+        return False, set()
+
+    def _quotient(self, nz, g, strict, rel, domain, members, ineqs, eqs, sub, labels, deadline, sides):
+        """a / D + b with D > 0 and b of a proved sign: the margin without D, by the other tries (quotient.py)."""
+        ok, signs, ranges = quotient_proof(g, strict, domain, lambda h, s: self._margin(
+            nz, h, s, rel, domain, members, ineqs, eqs, sub, labels, deadline, sides, False),
+            lambda e, rng: e in nz.free and nz.split_out(e, rng))
+        if ok:
+            nz.trace.ranges |= ranges
+        return ok, signs
 
     MAX_SOLVED = 24  # (fact, quantity) pairs tried by _by_equation
 
@@ -249,35 +275,6 @@ class LinkProver:
     def _by_inequality_fact(self, nz, g, strict: bool, ineqs, eqs, sub, domain) -> tuple[bool, set]:
         """``g >= 0`` (``> 0``) from an assumed inequality read at the link's indices (kernel/fact_bounds.py)."""
         return by_inequality_fact(self, nz, g, strict, ineqs, eqs, sub, domain)
-
-    def _by_extremum(self, g, strict: bool, domain) -> tuple[bool, set]:
-        """``g >= 0`` (``> 0``) where ``max(s)`` (``min(s)``) occurs beside a member ``s_i`` of its range:
-        ``max(s) = s_i + G`` (``min(s) = s_i - G``) with ``G >= 0``, and the sign proved for every such G.
-        The member must lie in the extremum's range: a literal index provably in it (``s_2`` where an
-        assumption ``n >= 2`` bounds the range's end), or an index whose declared range is that range.  Deterministic families only: G is then one number, while for a
-        random family max(q) - q_i is a random variable, and a sign proved for every constant G says
-        nothing about moments of it (Var(G) = 0 for a constant)."""
-        for x in sorted(g.atoms(FamilyExtremum), key=sympy.default_sort_key):
-            if x.kind not in ("max", "min") or x.family in self.decls.random_families:
-                continue
-            base, lo, hi = x.args[0], x.args[1], x.args[2]
-            members = sorted((m for m in g.atoms(Indexed) if m.base == base and len(m.indices) == 1),
-                             key=sympy.default_sort_key)
-            for m in members:
-                ix = m.indices[0]
-                rng = self.decls.index_ranges.get(ix)
-                # a literal member inside the range: by the numbers, or its upper end by an assumed bound
-                # (s_2 with `assume n ≥ 2`, read through ``domain``)
-                inside = (rng is not None and sympy.expand(rng[0] - lo) == 0 and sympy.expand(rng[1] - hi) == 0) or (
-                    ix.is_Integer and sympy.Ge(ix, lo) == sympy.true and (
-                        sympy.Le(ix, hi) == sympy.true or sign_proof(hi - ix, False, domain)[0]))
-                if not inside:
-                    continue
-                gap = sympy.Dummy("gap", nonnegative=True)
-                ok, signs = sign_proof(g.xreplace({x: m + gap if x.kind == "max" else m - gap}), strict, domain)
-                if ok:
-                    return True, {v for v in signs if v != gap}
-        return False, set()
 
     def normal_difference(self, nz: Normalizer, lhs, rhs, eqs) -> sympy.Expr:
         if eqs:

@@ -37,6 +37,7 @@ RULES: dict[str, Rule] = {r.name: r for r in (
     Rule("bounded", "E[g] <= R where g <= R on every outcome; Var(Y) <= E[Y^2] <= b^2 where |Y| <= b on every outcome"),
     Rule("jensen", "E[f(w)] >= f(E[w]) for a convex f (exp, |.|, an even power), <= for a concave one (log, sqrt)"),
     Rule("cauchy_schwarz", "E[u v]^2 <= E[u^2] E[v^2] and Cov(u, v)^2 <= Var(u) Var(v) for random u, v"),
+    Rule("quotient", "a margin a / D^k + b with D > 0 and b of a proved sign has the sign of a / |b| - D^k (b < 0) or a / |b| + D^k (b > 0)"),
     Rule("squared", "A <= B for A, B >= 0 (proved by intervals) as A^2 <= B^2"),
     Rule("attained", "max(s) (min(s)) of a deterministic family is one of its members s_M: proved for every M"),
     Rule("cases", "max/min of two arguments: one proof where the first is larger, one where the second is"),

@@ -78,6 +78,8 @@ def _options(mean=None, var=None, fixed=None) -> list:
         for v in (Fraction(1), Fraction(4), Fraction(2)):
             out.extend(_options(mean, v)[:2])
         out.append(_marg([(mean, Fraction(1))]))
+        if isinstance(mean, Fraction) and mean > 0:  # 0 or 3m: a law ≥ 0 whose variance (2 m^2) exceeds m^2
+            out.append(_marg([(Fraction(0), Fraction(2, 3)), (3 * mean, Fraction(1, 3))]))
         return out
     if mean is None:
         out = []
