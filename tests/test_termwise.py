@@ -68,6 +68,44 @@ def test_a_count_joins_a_sum_only_over_a_range_that_is_not_reversed():
     assert termwise_proof(t + d, False, symbol_domain)[0]
 
 
+def test_a_term_joins_a_sum_leaving_out_free_indices_only_where_they_are_in_its_range():
+    # n c - Σ_{b ≠ i} v_b = c + Σ_{b ≠ i} (c - v_b): the sum has n - 1 members where i lies in 1..n
+    b = canon_bound(1)
+    n = sympy.Symbol("n", integer=True, positive=True)
+    i, c = sympy.Symbol("i", integer=True), sympy.Symbol("c", real=True)
+    v = sympy.IndexedBase("v", real=True)
+    but_i = DSum(v[b], sympy.Tuple(sympy.Tuple(b, 1, n)), sympy.Tuple(i))
+    g = n * c - but_i
+    merged = merge_sums(g, lambda e, rng: e == i)
+    assert merged == c + DSum(c - v[b], sympy.Tuple(sympy.Tuple(b, 1, n)), sympy.Tuple(i)), merged
+    unsplit = merge_sums(g)
+    assert unsplit.has(n * c) and merge_sums(g, lambda e, rng: False) == unsplit  # i not known in 1..n: no count
+    # a term with no multiple of the count n - 1 stays outside
+    assert merge_sums(c - but_i, lambda e, rng: True) == merge_sums(c - but_i)
+
+
+@pytest.mark.parametrize("claim, status", [
+    # the members the normal form leaves out of a sum beside a free index, bounded by the facts read at it
+    ("n exp(M) + h_i >= sum(r=1..n, exp(h_r)) + h_i", "holds"),
+    ("exp(h_i) / sum(r=1..n, exp(h_r)) >= exp(h_i - M) / n", "holds"),   # with rule quotient
+    ("(n - 1) exp(M) + h_i >= sum(r=1..n, exp(h_r)) + h_i", "fails"),    # n = 1
+    ("exp(h_i) / sum(r=1..n, exp(h_r)) > exp(h_i - M) / n", "fails"),    # n = 1, h_1 = M
+])
+def test_a_sum_beside_a_free_index_under_a_fact_about_every_member(claim, status):
+    text = ("let n: positive integer\nlet i: index 1..n\nlet M: real\nreal h_i for i in 1..n\n"
+            "assume top: h_i <= M\nstep s: " + claim + "\n")
+    link = check_text(text, "t.step").steps[0].links[0]
+    assert link.status == status, (claim, link.status, link.message)
+    if status == "holds":
+        assert [u.label for u in link.uses if u.kind == "inequality"] == ["top"]
+
+
+def test_a_fact_that_misses_a_member_gives_no_bound_beside_a_free_index():
+    text = ("let n: positive integer\nlet k: index 2..n\nlet M: real\nreal g_i for i in 1..n\n"
+            "assume most: g_k <= M\nstep s: n exp(M) + g_k >= sum(r=1..n, exp(g_r)) + g_k\n")
+    assert check_text(text, "t.step").steps[0].links[0].status != "holds"
+
+
 SOFTMAX = ("let K: positive integer\nlet u: index 1..K\nreal l_u for u in 1..K\nrandom q_u for u in 1..K\n"
            "let T: positive real\ndefine pr_u = exp(l_u / T) / sum(w=1..K, exp(l_w / T))\n")
 

@@ -221,7 +221,10 @@ class LinkProver:
                  lambda: exp_margin_proof(g, strict, domain, members),
                  lambda: increasing_proof(g, strict, domain, lambda x, s: got if (got := sign_proof(x, s, domain))[0]
                                           else self._by_inequality_fact(nz, x, s, ineqs, eqs, sub, domain)),
-                 lambda: termwise_proof(g, strict, domain, self.decls.random_families, members),  # kernel/termwise.py
+                 lambda: termwise_proof(g, strict, domain, self.decls.random_families, members,  # kernel/termwise.py
+                                        lambda e, rng: e in nz.free and nz.split_out(e, rng), lambda x, s: self._margin(
+                                            nz, x, s, rel, domain, members, ineqs, eqs, sub, labels, deadline, sides,
+                                            False)),
                  # a / D + b, D > 0, b of a proved sign: the margin a / |b| -+ D (kernel/quotient.py)
                  lambda: self._quotient(nz, g, strict, rel, domain, members, ineqs, eqs, sub, labels, deadline, sides)
                  if outer else (False, set()))

@@ -26,8 +26,12 @@ from .calculus import sign_proof
 MAX_SUMS = 8  # sums in one margin merged or rewritten
 
 
-def merge_sums(g):
-    """``g`` with the sums that share a range (the same bounds, the same indices left out) merged into one."""
+def merge_sums(g, split_out=None):
+    """``g`` with the sums that share a range (the same bounds, the same indices left out) merged into one.
+    ``split_out(e, (lo, hi))``, where given, says that the free index e lies in lo..hi (the normaliser's own
+    test for leaving it out of a sum there): a sum over lo..hi leaving out such distinct indices E has
+    ``hi - lo + 1 - |E|`` members, and a term ``q d + r`` (d that number, by division in its one name) joins it
+    as ``Σ q``, r staying outside: ``n exp(M) - Σ_{b ≠ i} exp(x_b)`` is ``exp(M) + Σ_{b ≠ i} (exp(M) - exp(x_b))``."""
     groups: dict = {}
     rest = []
     for term in Add.make_args(sympy.expand(g)):
@@ -54,6 +58,24 @@ def merge_sums(g):
                 if not sympy.fraction(q)[1].free_symbols & count.free_symbols and not q.has(DSum):
                     rest.remove(term)
                     body.append(q)
+    for (bounds, excl), body in groups.items():  # a sum leaving out free indices of its range: q d + r
+        if split_out is None or len(bounds) != 1 or not excl.args or len(set(excl.args)) != len(excl.args):
+            continue
+        b, lo, hi = bounds[0]
+        count = hi - lo + 1 - len(excl.args)
+        if count.is_number or not count.is_nonnegative or len(count.free_symbols) != 1 \
+                or not all(split_out(e, (lo, hi)) for e in excl.args):
+            continue
+        (name,) = count.free_symbols
+        for term in [t for t in rest if not t.has(DSum) and t.has(name)]:
+            try:
+                q, r = sympy.div(term, count, name)
+            except (sympy.PolynomialError, sympy.GeneratorsNeeded, NotImplementedError, ValueError, TypeError):
+                continue
+            if q != 0 and not q.has(name) and not r.has(name):
+                rest.remove(term)
+                rest.append(r)
+                body.append(q)
     merged = [DSum(_summand(Add(*body)), bounds, excl) for (bounds, excl), body in groups.items()]
     return Add(*rest, *merged)
 
@@ -91,20 +113,23 @@ def _sum_abs(g) -> list:
                    and isinstance(merge_sums(x.args[0]), DSum))
 
 
-def termwise_proof(g, strict: bool, domain, random_families=frozenset(), member_sign=None) -> tuple[bool, set]:
+def termwise_proof(g, strict: bool, domain, random_families=frozenset(), member_sign=None,
+                   split_out=None, by_facts=None) -> tuple[bool, set]:
     """``g > 0`` (strict) or ``g >= 0`` with its sums merged, after the triangle inequality; (proved, signs).
     A margin over a denominator holding sums (``max(l) - Σ p_v l_v`` for a softmax p) is its numerator
     where the denominator's sign is proved.  ``member_sign(summand, strict, (b, lo, hi), excluded)``, where
-    given, proves a summand's sign for every member with the assumed facts (kernel/fact_bounds.py)."""
+    given, proves a summand's sign for every member with the assumed facts (kernel/fact_bounds.py);
+    ``split_out``: see :func:`merge_sums`; ``by_facts(x, strict)``: the margin's sign from the assumed facts
+    read at the link's indices, for what the sums leave outside them."""
     if len(g.atoms(DSum)) > MAX_SUMS or not g.has(DSum):
         return False, set()
     num, den = sympy.fraction(sympy.together(g))
     if den.has(DSum) and sympy.count_ops(num) <= 200:
         ok, dsigns = sign_proof(den, True, domain)
         if ok:  # den > 0: g has the sign of num
-            ok, signs = _termwise(num, strict, domain, random_families, member_sign)
+            ok, signs = _termwise(num, strict, domain, random_families, member_sign, split_out, by_facts)
             return (True, signs | set(dsigns)) if ok else (False, set())
-    return _termwise(g, strict, domain, random_families, member_sign)
+    return _termwise(g, strict, domain, random_families, member_sign, split_out, by_facts)
 
 
 MAX_MEMBERS = 4  # members written out of a sum beside a literal member (split_members)
@@ -135,7 +160,8 @@ def split_members(x, domain) -> tuple:
     return (x.xreplace(sub), used) if sub else (x, set())
 
 
-def _termwise(g0, strict, domain, random_families, member_sign=None) -> tuple[bool, set]:
+def _termwise(g0, strict, domain, random_families, member_sign=None, split_out=None,
+              by_facts=None) -> tuple[bool, set]:
     g, split = split_members(g0, domain)
     gaps, sub = set(), {}
     for x in _sum_abs(g):
@@ -145,15 +171,24 @@ def _termwise(g0, strict, domain, random_families, member_sign=None) -> tuple[bo
         sub[x] = DSum(sympy.Abs(s.args[0]), s.args[1], s.args[2]) - G
     used = set()
     sub.update(_powers_of_sums(g, gaps, domain, used))
-    h = merge_sums(g.xreplace(sub) if sub else g)
+    h = merge_sums(g.xreplace(sub) if sub else g, split_out)
     forms = (lambda: h, lambda: _inner_triangles(h, gaps), lambda: _members_below_max(h, gaps, random_families),
              lambda: _symmetric(g.xreplace(sub) if sub else g), lambda: _abs_cases(h, gaps, domain, used))
     if h == g0:
         forms = ()  # nothing merged or rewritten: signs alone see no more than before
     if member_sign is not None:
         forms += (lambda: _fact_members(h, strict, gaps, member_sign, used),)
-    for form in forms:
-        ok, signs = sign_proof(form(), strict, domain)
+    for k, form in enumerate(forms):
+        x = form()
+        ok, signs = sign_proof(x, strict, domain)
+        if not ok and by_facts is not None and member_sign is not None and k == len(forms) - 1 and x.has(DSum):
+            # the members left out of a sum beside it (exp(M) - exp(x_i) + Σ_{b ≠ i} G): the facts read at them,
+            # each term Σ G (a gap G ≥ 0 over a range of a nonnegative number of members, so ≥ 0) left out, as
+            # x ≥ what remains; with no sum left, the caller's tries (termwise among them) do not run again
+            y = Add(*[t for t in Add.make_args(x) if not (
+                isinstance(t, DSum) and t.args[0] in gaps and len(t.args[1]) == 1
+                and (t.args[1][0][2] - t.args[1][0][1] + 1 - len(t.args[2].args)).is_nonnegative)])
+            ok, signs = by_facts(y, strict) if not y.has(DSum) else (False, set())
         if ok:
             return True, (set(signs) | used | split) - gaps
     return False, set()
