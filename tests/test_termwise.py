@@ -226,3 +226,20 @@ TWO = "assume two: n >= 2\n"
 def test_literal_members_written_out_of_a_sum(extra, claim, status):
     (link,) = check_text(LITERAL + extra + f"step t: {claim}\n", "t.step").steps[-1].links
     assert_verdict(link, status, claim=claim)
+
+
+@pytest.mark.parametrize("extra, claim, status", [
+    # a sum over pairs of distinct members is empty at n = 1: positive summands give only >= 0 there
+    ("", "sum(m=1..n, exp(h_m))^2 > sum(m=1..n, exp(2 h_m))", "fails"),
+    ("", "sum(m=1..n, exp(h_m))^2 >= sum(m=1..n, exp(2 h_m))", "holds"),
+    ("assume two: n >= 2\n", "sum(m=1..n, exp(h_m))^2 > sum(m=1..n, exp(2 h_m))", "holds"),
+    # the collision probability of a softmax: at least 1/n (quotient, then n Σ a^2 - (Σ a)^2 over pairs)
+    ("", "sum(i=1..n, softmax(h)_i^2) >= 1/n", "holds"),
+    ("", "sum(i=1..n, softmax(h)_i^2) > 1/n", "fails"),
+    ("", "sum(i=1..n, softmax(h)_i^2) >= 2/n", "fails"),
+    ("", "sum(i=1..n, softmax(h)_i^2) < 1", "fails"),
+])
+def test_sums_over_pairs_of_distinct_members(extra, claim, status):
+    text = "let n: positive integer\nreal h_i for i in 1..n\n" + extra + "step s: " + claim + "\n"
+    link = check_text(text, "t.step").steps[0].links[0]
+    assert link.status == status, (claim, link.status, link.message)

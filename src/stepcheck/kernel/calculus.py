@@ -223,7 +223,7 @@ def bounds(x, domain, used: set) -> Iv:
         # positive terms over ranges that have a member (a DSum leaving no index out: 1..n without i is empty
         # at n = 1)
         limits = x.limits if isinstance(x, sympy.Sum) else None if x.args[2].args else x.args[1]
-        if bi.positive() and limits is not None and _nonempty(limits, domain, used):
+        if bi.positive() and limits is not None and _nonempty(limits, domain, used, isinstance(x, DSum)):
             return Iv(sympy.Integer(0), oo, True, True)
         if bi.nonnegative():
             return Iv(sympy.Integer(0), oo, False, True)
@@ -242,10 +242,12 @@ def bounds(x, domain, used: set) -> Iv:
     raise KernelLimit(f"cannot bound {type(x).__name__}")
 
 
-def _nonempty(limits, domain, used) -> bool:
-    """Whether every range lo..hi of a sum has a member (hi - lo + 1 >= 1 for integers), outermost first."""
+def _nonempty(limits, domain, used, distinct: bool = False) -> bool:
+    """Whether every range lo..hi of a sum has a member (hi - lo + 1 >= 1 for integers), outermost first.
+    ``distinct``: the k bound indices take pairwise distinct values (a DSum over pairs, Σ_{m ≠ t}): every range
+    must have k members (then the ranges have distinct representatives; Σ_{m ≠ t} over 1..n is empty at n = 1)."""
     for _, lo, hi in limits:
-        size = hi - lo + 1
+        size = hi - lo + 1 - (len(limits) - 1 if distinct else 0)
         if size.free_symbols & {v for v, _, _ in limits}:
             return False  # an inner range that depends on an outer index: not decided here
         try:

@@ -35,7 +35,7 @@ from .bounded import bounded_proof, surely_signed
 from .jensen import jensen_proof
 from .squares import squared_proof
 from .attained import attained_proof, extremum_gap_proof
-from .quotient import quotient_proof
+from .quotient import normal_power, quotient_proof
 from .fact_bounds import by_inequality_fact, member_sign
 from .moment_cs import cauchy_schwarz_proof
 from .cross_squares import cross_squares_proof
@@ -248,7 +248,7 @@ class LinkProver:
         """a / D + b with D > 0 and b of a proved sign: the margin without D, by the other tries (quotient.py)."""
         ok, signs, ranges = quotient_proof(g, strict, domain, lambda h, s: self._margin(
             nz, h, s, rel, domain, members, ineqs, eqs, sub, labels, deadline, sides, False),
-            lambda e, rng: e in nz.free and nz.split_out(e, rng))
+            lambda e, rng: e in nz.free and nz.split_out(e, rng), lambda d, k: normal_power(nz, d, k))
         if ok:
             nz.trace.ranges |= ranges
         return ok, signs

@@ -14,11 +14,12 @@ D does), and one denominator at a time.
 from __future__ import annotations
 
 import sympy
-from sympy import Add, Mul, Pow
+from sympy import Add, Dummy, Mul, Pow
 
 from .calculus import sign_proof
 from ..terms.objects import DSum
-from .normal import _expand
+from ..terms.facts import KernelLimit
+from .normal import Term, _expand
 
 MAX_DENOMINATORS = 3  # denominators of a margin tried, each on its own
 
@@ -86,10 +87,34 @@ def _merged_more(h, split_out, used):
     return h2, used | more
 
 
-def quotient_proof(g, strict: bool, domain, prove_margin, split_out=lambda e, rng: False) -> tuple[bool, set, set]:
+def normal_power(nz, d, k: int):
+    """``d^k`` in normal form, for a ``d`` the normaliser ``nz`` wrote (sums of its own world): ``d`` read back as
+    terms, checked by collecting them again, then multiplied out by the normaliser (a square of a sum as its
+    diagonal and its pairs of distinct members).  ``d^k`` itself where that cannot be done."""
+    if k != 2 or not d.has(DSum):
+        return d ** k
+    ts = []
+    for t in Add.make_args(d):
+        c, s = t.as_independent(DSum, as_Add=False)
+        if not isinstance(s, DSum):
+            ts.append(Term(t))
+            continue
+        ren = {b: Dummy("b", integer=True) for b, _, _ in s.args[1]}  # not canonical: the normaliser names them
+        ts.append(Term(c * s.args[0].xreplace(ren), tuple((ren[b], lo, hi) for b, lo, hi in s.args[1])))
+    try:
+        if nz.collect(ts) != d:
+            return d ** k
+        return nz.collect(nz.mul(ts, ts))
+    except KernelLimit:
+        return d ** k
+
+
+def quotient_proof(g, strict: bool, domain, prove_margin, split_out=lambda e, rng: False,
+                   power=None) -> tuple[bool, set, set]:
     """Prove ``g ≥ 0`` (``> 0``) through ``prove_margin(h, strict)`` on the margin without the denominator
     (its sums written whole where the normal form left out free indices of their ranges: :func:`_merged`).
-    The signs used, and the free indices whose ranges the rewriting used."""
+    The signs used, and the free indices whose ranges the rewriting used.  ``power(D, k)``, where given, is
+    ``D^k`` in normal form (:func:`normal_power`: so ``n Σ a^2 - (Σ a)^2`` meets the sums it is compared with)."""
     for d, k in _denominators(g):
         parts = _split(g, d, k)
         if parts is None:
@@ -103,7 +128,7 @@ def quotient_proof(g, strict: bool, domain, prove_margin, split_out=lambda e, rn
         if not (neg or pos):
             continue
         size = -b if neg else b
-        h, ranges = _merged(_expand(a / size) + (-1 if neg else 1) * d ** k, split_out)
+        h, ranges = _merged(_expand(a / size) + (-1 if neg else 1) * (power(d, k) if power else d ** k), split_out)
         ok, used = prove_margin(h, strict)
         if ok:
             return True, used | used_d | used_b | used_p, ranges
