@@ -163,7 +163,9 @@ def search_point(state, decls, lhs, rhs, candidates, rel: str, deadline, defined
         return None
     values = {**p.values, **defaulted}
     parts = [f"{show(k)} = {show(v)}" for k, v in sorted(values.items(), key=lambda kv: str(kv[0]))]
-    fams = sorted({a.base.label.name for x in sides for a in x.atoms(Indexed)})
+    given = list(sides) + [side for fs in facts.values() for f in fs for side in (getattr(f, "lhs", None),
+                                                                               getattr(f, "rhs", None)) if side is not None]
+    fams = sorted({a.base.label.name for x in given for a in x.atoms(Indexed)})  # the facts' too: their values
     taken = set(decls.order) | {str(k) for k in values}
     m = next(n for n in ("m", "k", "r", "u", "w", "ι") if n not in taken)
     shown = {0: "{m} - 1", 1: "1 for {m} = 1, else 0", 3: "0"}[p.pattern]
