@@ -155,3 +155,12 @@ step sat_wrong: limit(exp(a + t) / (exp(a + t) + exp(b)), t -> oo) = 1/2
     rep = check_text(text, "<fast-limit>")
     status = {s.name: s.links[0].status for s in rep.steps}
     assert status == {"sat": "holds", "sat_wrong": "fails"}
+
+
+def test_a_sign_of_a_sums_own_index_is_named_as_its_members():
+    # the sum's bound index is none the user wrote: the message says what it runs over (red team: "the sign of
+    # z_m" read as a name never declared)
+    text = ("let n: positive integer\nlet T: positive real\nlet k: index 2..n\nreal z_i for i in 1..n\n"
+            "assume top: z_k < z_1\nstep s: limit(T log(softmax(z / T)_1), T -> 0+) = 0\n")
+    msg = check_text(text, "<bound-index>").steps[0].links[0].message or ""
+    assert "for every member m of a sum" in msg, msg

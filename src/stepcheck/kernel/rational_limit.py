@@ -11,6 +11,7 @@ import sympy
 from sympy import Dummy, oo
 
 from ..terms.facts import KernelLimit
+from ..terms.objects import is_canon_bound
 from ..terms.printer import show
 
 
@@ -18,6 +19,9 @@ def _sign_of(e) -> str:
     """Words for the sign the answer needs; a stand-in constant (a sum, a moment) is not shown by its name."""
     if any(isinstance(v, Dummy) for v in e.free_symbols):
         return "the sign of a coefficient (it may be 0)"
+    bound = sorted({show(v) for v in e.free_symbols if is_canon_bound(v)})
+    if bound:  # a sum's own index, which the user did not write: named as the members it runs over
+        return f"the sign of {show(e)} for every member {', '.join(bound)} of a sum (it may be 0)"
     return f"the sign of {show(e)} (it may be 0)"
 
 
