@@ -185,3 +185,20 @@ def test_a_false_entry_claim_fails_with_the_entries_read(claim):
     link = steps["s"].links[0]
     assert link.status == "fails", link
     assert "K_{" in link.counterexample and "Q_{" in link.counterexample
+
+
+@pytest.mark.parametrize("claim, shown", [
+    ("(Q Q^T)_{i, i} > 0", "every entry of Q = 0"),                       # Q = 0: the pattern all 0
+    ("(Q K^T)_{i, j} = sum(t=1..n, Q_{i, t} K_{j, t})", "d = 3, n = 2"),  # the sum over the other dimension
+])
+def test_matrix_witnesses_all_zero_and_of_unequal_dimensions(claim, shown):
+    # found by the witness search and re-evaluated by the re-check, inside the link's side conditions (the
+    # second holds only where d ≥ n: a witness with d = 2, n = 3 would refute nothing)
+    steps, _ = run(HEAD + "let i, j: index 1..n\nstep s: " + claim + "\n")
+    link = steps["s"].links[0]
+    assert link.status == "fails" and shown in link.counterexample, (link.status, link.counterexample)
+
+
+def test_a_true_gram_entry_bound_has_no_witness():
+    steps, _ = run(HEAD + "let i: index 1..n\nstep s: (Q Q^T)_{i, i} >= 0\n")
+    assert steps["s"].status == "holds"

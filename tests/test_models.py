@@ -125,6 +125,7 @@ def test_a_variance_bound_the_mean_does_not_give_fails():
     rep = check_text(text, "t.step")
     one_sided, sq = (s.links[0] for s in rep.steps)
     assert one_sided.status == "fails" and "0 or 3" in one_sided.counterexample
+    assert "finite model" in one_sided.message  # the refutation, not the kernel's "not proved"
     assert sq.status == "holds"  # Jensen: true, and no model of the facts refutes it
 
 

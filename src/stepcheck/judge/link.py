@@ -123,12 +123,13 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
                 j.verdict, j.outcome, j.message, j.counterexample = UNDECIDED, "unsound", cc.message, cc.model
         return j
     # not proved: a witness on the residual (re-checked on the link), then a finite model of the candidates
-    search = WitnessSearch(prover.decls, prover.facts)
+    # the link's side conditions too: a witness outside them refutes nothing (n ≥ d for K_{t, j}, t in 1..d)
+    search = WitnessSearch(prover.decls, {**prover.facts, **defined})
     witness, dropped, hint = None, None, {}
     for pr, labels in refuting:
         if pr.residual is not None:
             plain = [lab for lab in labels if not cx.verified_identity(state, lab)]  # (as the re-check below)
-            found = search.search(pr.residual, pr.case, plain, rel)
+            found = search.search(pr.residual, pr.case, plain + list(defined), rel)
             if found is None:
                 continue
             witness, why = _confirm_residual_witness(found, state, prover.decls, lhs, rhs, rel, labels, defined)
@@ -147,6 +148,9 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
         witness = j.witness = cx.search_point(state, prover.decls, lhs, rhs, candidates, rel, deadline, defined)
     if j.counterexample is not None:
         j.verdict = Verdict(FAILS, WITNESS)
+        j.message = ("the two sides differ" if rel == "=" else "the relation is false") + \
+            " on a finite model of the facts (the counterexample), re-evaluated exactly" + \
+            (f"; the kernel's proof: {j.message}" if j.message else "")
     elif witness is not None:
         j.verdict = Verdict(FAILS, EXACT)
         j.counterexample = witness[0]

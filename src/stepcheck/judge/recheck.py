@@ -174,11 +174,14 @@ class Recheck:
             raise Unconfirmed(f"no value for {x}")
         if isinstance(x, Indexed):
             idx = [self._ground(i, env) for i in x.indices]
-            if self.p.pattern == 2 and all(i.is_Integer for i in idx) and x.base.label.name not in self.rfams:
-                weight = 0
+            if self.p.pattern in (2, 4) and all(i.is_Integer for i in idx) and x.base.label.name not in self.rfams:
+                weight = int(self.p.pattern == 4)  # 4: the scrambling shifted by one
                 for t, i in enumerate(idx):
                     weight += (2 * t + 3) * int(i) * int(i)
                 return Integer((weight + sum(ord(c) for c in x.base.label.name)) % 7 - 3)
+            if self.p.pattern == 3 and len(idx) > 1 and all(i.is_Integer for i in idx) \
+                    and x.base.label.name not in self.rfams:
+                return Integer(0)  # a matrix all 0 (the witness search's pattern 3)
             if len(idx) != 1 or not idx[0].is_Integer:
                 raise Unconfirmed(f"index of {x} is not a whole number")
             name, i = x.base.label.name, int(idx[0])

@@ -74,7 +74,13 @@ class WitnessSearch:
         """
         labels = {ix.base.label for ix in res.atoms(Indexed)}
         plain = {s for s in res.free_symbols if isinstance(s, Symbol) and s not in labels and not is_canon_bound(s)}
-        dims = sorted({s for s in plain if s.is_integer and s.is_positive and s not in case}, key=lambda s: s.name)
+        dims = {s for s in plain if s.is_integer and s.is_positive and s not in case}
+        for lab in candidates:  # a dimension a side condition ties to these (n ≥ d): it is given a size too
+            for f in self.facts.get(lab, ()):
+                if isinstance(f, IneqFact) and (f.lhs - f.rhs).free_symbols & dims:
+                    dims |= {s for s in (f.lhs - f.rhs).free_symbols if isinstance(s, Symbol) and s.is_integer
+                             and s.is_positive and s not in case and s not in self.decls.index_ranges}
+        dims = sorted(dims, key=lambda s: s.name)
         reals = sorted({s for s in plain if s not in case and s not in dims and not s.is_integer},
                        key=lambda s: s.name)
         if any(s.is_integer and s not in case and s not in dims for s in plain):
@@ -92,11 +98,19 @@ class WitnessSearch:
         ineq_facts = [f for lab in candidates for f in self.facts[lab] if isinstance(f, IneqFact)
                       and ((f.lhs - f.rhs).free_symbols & rel_syms)]
         k = len(case)
-        for nval in range(max(k, 1), max(k, 1) + 3):
+        entries = {str(ix.base.label) for ix in res.atoms(Indexed) if len(ix.indices) > 1}
+        # the dimensions all equal, then (two of them) one past the other: sums over 1..n and 1..d differ there
+        sizes = [{d: Integer(nval) for d in dims} for nval in range(max(k, 1), max(k, 1) + 3)]
+        if len(dims) == 2:
+            sizes += [{dims[0]: Integer(a), dims[1]: Integer(b)} for a, b in ((1, 2), (2, 1), (2, 3), (3, 2))
+                      if min(a, b) >= max(k, 1)]
+        for size in sizes:
             # one real: every trial value; two: the first three of each (nine pairs)
             for rvals in itertools.product(*[_trial_values(r)[:None if len(reals) == 1 else 3] for r in reals]):
-                for pattern in (0, 1, 2, 3):  # m - 1, one-hot, scrambled, all equal (0)
-                    sub = {d: Integer(nval) for d in dims}
+                # m - 1, one-hot, scrambled, all equal (0); for matrices a second scrambling (4), as one entry
+                # of the first may be 0 where the claim differs
+                for pattern in (0, 1, 2, 3) + ((4,) if entries else ()):
+                    sub = dict(size)
                     sub.update({c: Integer(t + 1) for t, c in enumerate(case)})
                     sub.update(dict(zip(reals, rvals)))
                     try:
@@ -113,12 +127,13 @@ class WitnessSearch:
                     if violated(v):
                         parts = [f"{s} = {x}" for s, x in sub.items()]
                         fams = sorted({str(ix.base.label) for ix in res.atoms(Indexed)})
-                        if pattern == 2:  # the entries read, as they are (a matrix claim needs them all)
+                        if pattern in (2, 4):  # the entries read, as they are (a matrix claim needs them all)
                             parts += [f"{n}_{{{', '.join(map(str, ix))}}} = {seen[n, ix]}" for n, ix in sorted(seen)]
                         taken = set(self.decls.order) | {str(s) for s in res.free_symbols} | set(map(str, sub))
                         m = next(n for n in ("m", "k", "r", "u", "w", "ι") if n not in taken)  # not a declared name
-                        for fam in fams if pattern != 2 else ():
-                            parts.append(f"{fam}_{m} = " + {0: f"{m} - 1", 1: f"1 for {m} = 1, else 0", 3: "0"}[pattern])
+                        for fam in fams if pattern not in (2, 4) else ():
+                            parts.append(f"every entry of {fam} = 0" if fam in entries else f"{fam}_{m} = "
+                                         + {0: f"{m} - 1", 1: f"1 for {m} = 1, else 0", 3: "0"}[pattern])
                         return ", ".join(parts), sympy.N(v, 6), dict(sub), pattern
         return None
 
@@ -267,17 +282,20 @@ def _unroll(x, pattern: int, seen: dict | None = None):
         if isinstance(e, Symbol):
             return env.get(e, e)
         if isinstance(e, Indexed):
-            if pattern == 2:
+            if pattern in (2, 4):  # scrambled; 4: shifted by one (the re-check's own formula, recheck._ground)
                 idx = tuple(rec(i, env) for i in e.indices)
                 if not all(i.is_Integer for i in idx):
                     raise ValueError("symbolic index")
                 name = e.base.label.name
-                v = (sum(map(ord, name)) + sum((2 * t + 3) * int(i) ** 2 for t, i in enumerate(idx))) % 7 - 3
+                v = (sum(map(ord, name)) + sum((2 * t + 3) * int(i) ** 2 for t, i in enumerate(idx))
+                     + (pattern == 4)) % 7 - 3
                 if seen is not None:
                     seen[name, tuple(int(i) for i in idx)] = v
                 return Integer(v)
-            if len(e.indices) != 1:  # a matrix entry: only the scrambled pattern, which the re-check reads too
-                raise ValueError("an entry of a matrix under a pattern of one index")
+            if len(e.indices) != 1:  # a matrix entry: the scrambled pattern or all 0, which the re-check reads too
+                if pattern != 3 or not all(rec(i, env).is_Integer for i in e.indices):
+                    raise ValueError("an entry of a matrix under a pattern of one index")
+                return Integer(0)
             return val(rec(e.indices[0], env))
         if not e.args:
             return e

@@ -28,7 +28,7 @@ def _sign_of(e) -> str:
 def _undecided(what: str) -> KernelLimit:
     """The function is rational in the variables, but its limit depends on what is not proved: never ask
     sympy then (its ``limit`` treats a parameter as nonzero: ``b e^t / (b e^t + 1) -> 1``, wrong for b = 0)."""
-    return KernelLimit(f"the limit depends on {what}, which is not proved")
+    return KernelLimit(f"not proved: taking this limit here needs {what}, which is not proved")
 
 
 def _known_sign(c) -> int | None:
