@@ -222,7 +222,7 @@ class LinkProver:
                  lambda: increasing_proof(g, strict, domain, lambda x, s: got if (got := sign_proof(x, s, domain))[0]
                                           else self._by_inequality_fact(nz, x, s, ineqs, eqs, sub, domain)),
                  lambda: termwise_proof(g, strict, domain, self.decls.random_families, members,  # kernel/termwise.py
-                                        lambda e, rng: e in nz.free and nz.split_out(e, rng), lambda x, s: self._margin(
+                                        self._split_out(nz), lambda x, s: self._margin(
                                             nz, x, s, rel, domain, members, ineqs, eqs, sub, labels, deadline, sides,
                                             False)),
                  # a / D + b, D > 0, b of a proved sign: the margin a / |b| -+ D (kernel/quotient.py)
@@ -248,10 +248,14 @@ class LinkProver:
         """a / D + b with D > 0 and b of a proved sign: the margin without D, by the other tries (quotient.py)."""
         ok, signs, ranges = quotient_proof(g, strict, domain, lambda h, s: self._margin(
             nz, h, s, rel, domain, members, ineqs, eqs, sub, labels, deadline, sides, False),
-            lambda e, rng: e in nz.free and nz.split_out(e, rng), lambda d, k: normal_power(nz, d, k))
+            self._split_out(nz), lambda d, k: normal_power(nz, d, k))
         if ok:
             nz.trace.ranges |= ranges
         return ok, signs
+
+    @staticmethod
+    def _split_out(nz):  # is the free index e in rng? (the normaliser's own test for leaving it out of a sum)
+        return lambda e, rng: e in nz.free and nz.split_out(e, rng)
 
     MAX_SOLVED = 24  # (fact, quantity) pairs tried by _by_equation
 

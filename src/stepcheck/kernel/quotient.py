@@ -60,31 +60,25 @@ def _merged(h, split_out):
     coefficient: ``c Σ_{b ≠ i} f(b) + c f(i) = c Σ_b f(b)``, true where i lies in the sum's range, which
     ``split_out(i, range)`` (the normaliser's own test for leaving it out) says.  So a margin over the
     denominator ``exp(h_i) + Σ_{b ≠ i} exp(h_b)`` meets a bound on the whole sum.  Also the indices used."""
-    terms = Add.make_args(_expand(h))
     used: set = set()
-    for t in terms:
-        c, sums = t.as_independent(DSum, as_Add=False)
-        if not (isinstance(sums, DSum) and c.is_number):
-            continue
-        summand, bounds, excl = sums.args
-        if len(bounds) != 1 or not excl.args:
-            continue
-        b, lo, hi = bounds[0]
-        if not all(split_out(e, (lo, hi)) for e in excl.args):
-            continue
-        members = [c * summand.xreplace({b: e}) for e in excl.args]
-        if not all(m in terms for m in members):
-            continue
-        whole = DSum(summand, bounds, sympy.Tuple())
-        h = _expand(h - t - Add(*members) + c * whole)
-        used |= set(excl.args)
-        return _merged_more(h, split_out, used)
+    done = False
+    while not done:
+        done = True
+        terms = Add.make_args(_expand(h))
+        for t in terms:
+            c, sums = t.as_independent(DSum, as_Add=False)
+            if not (isinstance(sums, DSum) and c.is_number):
+                continue
+            summand, bounds, excl = sums.args
+            if len(bounds) != 1 or not excl.args or not all(split_out(e, bounds[0][1:]) for e in excl.args):
+                continue
+            members = [c * summand.xreplace({bounds[0][0]: e}) for e in excl.args]
+            if all(m in terms for m in members):
+                h = _expand(h - t - Add(*members) + c * DSum(summand, bounds, sympy.Tuple()))
+                used |= set(excl.args)
+                done = False
+                break
     return h, used
-
-
-def _merged_more(h, split_out, used):
-    h2, more = _merged(h, split_out)
-    return h2, used | more
 
 
 def normal_power(nz, d, k: int):
