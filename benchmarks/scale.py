@@ -10,7 +10,9 @@ Measures, on ``derivations/`` (the shipped folder) and on a generated corpus:
 * ``pytest derivations/ -n 0`` versus ``-n 2`` (the plugin keeps a file's steps on one worker);
 * the cache's size per link;
 * checking time of ``derivations/`` (no imports, no ``simulate``) of this tree against the tree of
-  ``kernel_time.BASE`` (:mod:`benchmarks.kernel_time`), with their verdicts compared link by link.
+  ``kernel_time.BASE`` (:mod:`benchmarks.kernel_time`), with their verdicts compared link by link;
+* where that time goes (:mod:`benchmarks.phases`), and the kernel's polynomial work replayed on sympy's
+  ``PolyRing`` and on python-flint (:mod:`benchmarks.ring_backends`).
 
 Timings are wall-clock medians of whole processes; the ratios are what to read (the machine is shared).
 """
@@ -136,13 +138,30 @@ def case_pytest(runs: int) -> dict:
     return {"n0": n0, "n2": n2, "speedup": n0 / n2}
 
 
+def child_json(module: str) -> dict:
+    """``python -m benchmarks.<module> --json`` in a child process (its imports and memos its own)."""
+    import json
+
+    out = subprocess.run([sys.executable, "-m", f"benchmarks.{module}", "--json"], cwd=ROOT, env=_env(),
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out[out.index("{"):])
+
+
 def fmt(s: float) -> str:
     return f"{s * 1000:.0f} ms" if s < 1 else f"{s:.2f} s"
 
 
 def render(res: dict, runs: int, total: float) -> str:
     d, g, j, p, st = res["derivations"], res["generated"], res["jobs"], res["pytest"], res["start"]
-    k, e = res["kernel"], res["edit"]
+    k, e, ph, rb = res["kernel"], res["edit"], res["phases"], res["rings"]
+    kr = rb["kernel_replay"]
+    stages = "; ".join(f"{name} {v[0]:.2f} s" for name, v in ph["rows"].items()
+                       if name not in ("simulate (excluded)", "cross-check (whole)"))
+    if "flint_seconds" in rb:
+        flint = (f"{fmt(rb['flint_seconds'])} ({rb['sympy_ring_seconds'] / rb['flint_seconds']:.1f}× faster; "
+                 f"remainder 0 or not: {rb['zero_tests_agree']} of {rb['zero_tests']} agree with sympy)")
+    else:
+        flint = "not measured: python-flint is not installed (`pip install python-flint`)"
     differ = ", ".join(f"`{f}`" for f in k["differ"]) or "none"
     return f"""# Scaling: cache, processes, pytest-xdist
 
@@ -168,6 +187,11 @@ Medians of {runs} runs of whole processes (wall clock; the machine may be shared
 | checking `derivations/` in one process (no imports, no `simulate`), tree of {k['base']} | {fmt(k['before'])} |
 | the same, this tree | {fmt(k['after'])} ({k['speedup']:.2f}× faster; issue 20 asks ≥ 5×) |
 | links with the same status, rules and uses as {k['base']} | {k['same']} of {k['files']} files identical; differing: {differ} |
+| where this tree's checking time goes (`python -m benchmarks.phases`, {ph['seconds']:.2f} s in all) | {stages} |
+| the kernel's share of it | {100 * ph['kernel'] / ph['seconds']:.0f}%: a kernel taking no time at all would make checking {ph['seconds'] / (ph['seconds'] - ph['kernel']):.2f}× faster |
+| the kernel's reductions modulo the facts, replayed through its own code with every memo cleared (`python -m benchmarks.ring_backends`) | {fmt(kr['seconds'])} for {kr['calls']} reductions and {kr['fact_sets']} fact sets, of which Gröbner bases {fmt(kr['groebner'])}: {100 * kr['seconds'] / rb['checking_seconds']:.0f}% of checking ({fmt(rb['checking_seconds'])} in that run) |
+| the same polynomials' arithmetic alone (degrevlex, {rb['systems']} systems of up to {rb['max_generators']} generators, {rb['reductions']} remainders), sympy `PolyRing` | {fmt(rb['sympy_ring_seconds'])} |
+| the same, python-flint `fmpz_mpoly` {rb.get('flint_version', '')} | {flint} |
 
 The cache has two levels. A file's key is its text, its reported name, the options, the versions
 of stepcheck, sympy, lark and Python, and a digest of stepcheck's own sources (the rule set); see
@@ -212,8 +236,19 @@ cannot (`entry_1`, `entry_u`: a sum over 1..n split into its first term and the 
 `pm_one.step` and `a004_pm_one.step` list `linearity` among the rules of `Var(X_i) = 1` (the
 declaration's X_i^2 = 1 is applied inside E, and E[1] = 1 is linearity);
 `bad/no_real_value.step` is new, and the old tree holds its steps (sqrt(-4) sqrt(-9) = -6 through
-complex values), where this one refuses them (`E-undefined`). The normaliser still builds sympy expressions: the
-≥ 5× asked for needs it to work in the ring too (see docs/performance.md).
+complex values), where this one refuses them (`E-undefined`).
+
+The last rows say where the rest of the ≥ 5× would have to come from. The polynomial engine is not
+it: the whole ideal-membership work (expression to ring element, Gröbner basis, remainder, back to
+an expression) is about a tenth of checking, and most of that tenth is the conversion, not the
+arithmetic; python-flint does the arithmetic itself an order of magnitude faster than `PolyRing`,
+but on that arithmetic alone, a few percent of checking. It also lacks what the kernel needs: no
+block elimination order (the kernel eliminates moment atoms before parameters), a naive Buchberger
+over the integers, and a reduction known only up to a constant factor (its sign is what an
+inequality's margin needs). The time is spread over the normaliser (terms, expectations, sums: sympy
+expressions built and taken apart), attribution's repeated proofs, the soundness cross-check on
+finite models and at exact points, and the consistency check. A ≥ 5× needs the normaliser itself to
+work on ring elements end to end, not only the remainder; that rewrite has not been done.
 """
 
 
@@ -234,6 +269,8 @@ def main(argv: list[str] | None = None) -> int:
     res["jobs"] = case_jobs("derivations", args.runs)
     res["pytest"] = case_pytest(args.runs)
     res["kernel"] = kernel_time.measure(runs=args.runs)
+    res["phases"] = child_json("phases")
+    res["rings"] = child_json("ring_backends")
     text = render(res, args.runs, time.perf_counter() - t0)
     Path(args.out).write_text(text, encoding="utf-8")
     print(text)

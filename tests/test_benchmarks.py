@@ -69,3 +69,26 @@ def test_phases_split_the_checking_time_by_stage(tmp_path):
     assert "everything else" in r["rows"] and 0 < r["kernel"] <= r["seconds"]
     assert r["bound_if_kernel_free"] >= 1
     assert "Amdahl" in phases.table_md(r)
+
+
+def test_ring_backends_replay_the_kernels_reductions(tmp_path):
+    """benchmarks/ring_backends.py: the reductions a check asks are recorded and replayed; the engines agree
+    on which remainders are 0 (python-flint only where it is installed)."""
+    import sympy
+
+    from benchmarks import ring_backends
+    from stepcheck.terms.objects import E
+
+    (tmp_path / "a.step").write_text("random X, Y\nlet c: real\nassume u: E[X] = c\nassume v: E[Y] = c^2\n"
+                                     "step s: E[X]^2 - E[Y] = 0 by u, v\n", encoding="utf-8")
+    r = ring_backends.measure(tmp_path)
+    assert r["kernel_replay"]["calls"] >= 1 and r["systems"] >= 1 and r["reductions"] >= 1
+    x, c = E(sympy.Symbol("X")), sympy.Symbol("c", real=True)
+    facts = frozenset({x - c, c ** 2 - 2})
+    data = ring_backends.polynomial_data([(x ** 2 - 2, facts), (x ** 2 - c, facts), (x * c - 2, facts)])
+    zeros = ring_backends.sympy_ring(data)["zeros"]
+    assert zeros == [True, False, True]  # E[X]^2 - 2 and c E[X] - 2 are in the ideal, E[X]^2 - c is not
+    fl = ring_backends.flint_ring(data)
+    if fl is not None:
+        assert fl["zeros"] == zeros and r["zero_tests_agree"] == r["zero_tests"]
+    assert "PolyRing" in ring_backends.render(r)

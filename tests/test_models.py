@@ -436,6 +436,28 @@ def test_cross_check_reuses_models_without_losing_a_link(monkeypatch, src):
     assert [s.status for s in rep.steps] == ["unknown", "unknown"]
 
 
+@pytest.mark.parametrize("src, draws", [
+    # a limit: no finite model evaluates it, so none is drawn; the exact points catch the liar
+    ("let a: positive real\nstep bad: limit(a x/(x + 1), x -> oo) = 2 a\n", 0),
+    # no limit: the finite models are drawn and catch it
+    ("let a: real\nstep bad: (a + 1)^2 = a^2 + 1\n", 1),
+])
+def test_cross_check_draws_models_only_for_what_they_evaluate(monkeypatch, src, draws):
+    import stepcheck.models as models
+    from stepcheck.kernel import prove
+
+    def liar(self, lhs, rhs, cands, *args, **kw):
+        return prove.Proof(True, used=list(cands), rules=["algebra"])
+
+    calls = []
+    inner = models.random_models
+    monkeypatch.setattr(models, "random_models", lambda *a, **k: calls.append(1) or inner(*a, **k))
+    monkeypatch.setattr(prove.LinkProver, "prove_link", liar)
+    rep = check_text(src)
+    assert [dg.code for dg in rep.diagnostics] == ["E-internal-soundness"]
+    assert len(calls) == draws
+
+
 def test_cross_check_models_are_dropped_with_their_declarations():
     """New declarations replace the prover's Decls: models drawn under the old ones must go too
     (they kept every old Decls alive: memory grew with the square of the number of steps)."""

@@ -262,9 +262,12 @@ def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline, de
         free = _index_syms([lhs, rhs], decls)
         hit = cache.get(key)
         reused = hit is not None
-        done, found = disagreement(hit if reused else draw())
-        if found is None and reused and done == 0:
-            done, found = disagreement(draw())
+        if _unevaluable(lhs) or _unevaluable(rhs):
+            done, found = 0, None  # no model evaluates it (ModelError on each): no models are drawn for nothing
+        else:
+            done, found = disagreement(hit if reused else draw())
+            if found is None and reused and done == 0:
+                done, found = disagreement(draw())
         if found is None and done == 0:  # limits, derivatives, extrema: exact values at concrete points
             done, found = _pointwise(decls, lhs, rhs, rel, facts, cache.setdefault("points", {}))
         return found if found is not None else CrossCheck(False, None, [], models=done)
@@ -272,6 +275,17 @@ def cross_check(state, decls, lhs, rhs, used, rel: str, seed_parts, deadline, de
         return CrossCheck(False, None, [])
     except Exception as e:  # noqa: BLE001 - never turn a bug here into a verdict
         return CrossCheck(False, f"the soundness cross-check could not run: {type(e).__name__}: {e}", [])
+
+
+def _unevaluable(x) -> bool:
+    """Does ``x`` hold a limit, a derivative or an extremum over an interval?  The finite-model evaluator
+    evaluates every node of an expression and refuses each of these (``models.evaluate``), so a link
+    holding one is checked at concrete points only."""
+    from sympy import Derivative, Limit
+
+    from ..terms.objects import Extremum
+
+    return x.has(Limit, Derivative, Extremum)
 
 
 def _pointwise(decls, lhs, rhs, rel, facts, memo):
