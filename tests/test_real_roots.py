@@ -126,6 +126,29 @@ def test_a_false_polynomial_claim_gets_a_witness_between_its_roots(claim, witnes
     assert witness in link.message, link.message
 
 
+@pytest.mark.parametrize("decls, claim, witness", [
+    # strict claims that fail only where a square touches 0 at an irrational point
+    ("let p: real\nassume r: 0 <= p, p <= 1\n", "p (1 - p) (1 - 2 p)^2 < 1/16 by r", "p = 1/2 - sqrt(2)/4"),
+    ("let x: real\n", "(x^2 - 2)^2 > 0", "x = -sqrt(2)"),
+    ("let s: positive real\n", "(s^2 - 2)^2 > 0", "s = sqrt(2)"),  # the positive root only
+    ("let a, b: real\n", "(a^2 - 3)^2 + b^2 > 0", "sqrt(3)"),
+    ("let t: real\nassume r: t >= 1\n", "(2 t^2 - 4 t + 1)^2 > 0 by r", "t = sqrt(2)/2 + 1"),  # 1 - sqrt(2)/2 < 1
+])
+def test_a_strict_claim_fails_at_an_irrational_root(decls, claim, witness):
+    link = claim_link(decls, claim)
+    assert link.status == "fails", (claim, link.status, link.message)
+    assert witness in link.message and "(margin 0)" in link.message, link.message
+
+
+@pytest.mark.parametrize("decls, claim", [
+    ("let x: real\n", "(x^2 - 2)^2 >= 0"),               # the weak form holds at the roots
+    ("let x: real\nassume r: x >= 2\n", "(x^2 - 2)^2 > 0 by r"),  # both roots outside the assumed range
+    ("let x: real\n", "(x^2 - 2)^2 + 1/1000 > 0"),        # no root at all
+])
+def test_an_irrational_root_refutes_nothing_where_the_claim_holds_there(decls, claim):
+    assert claim_link(decls, claim).status != "fails"
+
+
 def test_a_true_polynomial_claim_the_kernel_misses_gets_no_witness():
     """The Motzkin polynomial is >= 0 (not a sum of squares); no point of the search refutes it."""
     link = claim_link("let x, y: real\n", "x^4 y^2 + x^2 y^4 + 1 >= 3 x^2 y^2")

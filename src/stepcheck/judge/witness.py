@@ -63,6 +63,7 @@ class WitnessSearch:
                     return ", ".join(f"{s} = {x}" for s, x in sub.items()), v, dict(sub), None
             for sub in _critical_assignments(res, syms, self.decls):
                 v = res.xreplace(sub)
+                v = v if v.is_Rational else sympy.expand(v)  # at a radical: 0, not its unexpanded powers
                 if violated(v) and self._consistent_at(candidates, sub):
                     return ", ".join(f"{s} = {x}" for s, x in sub.items()), v, dict(sub), None
         return None
@@ -349,6 +350,13 @@ def _critical_assignments(res, syms, decls: Decls):
                 if (s.is_positive and x <= 0) or (s.is_nonnegative and x < 0):
                     continue
                 yield {**sub, s: Rational(x)}
+            # last, the irrational roots of its quadratic factors, as radicals: where a square touches 0 at
+            # (1 ± 1/sqrt(2))/2, a strict claim fails there and at no rational point
+            for f, _ in p.factor_list()[1]:
+                if f.degree() == 2 and f.discriminant() > 0:  # irreducible over QQ: both roots irrational
+                    for x in sympy.roots(f, filter="R"):
+                        if not ((s.is_positive and x.is_nonpositive) or (s.is_nonnegative and x.is_negative)):
+                            yield {**sub, s: x}
 
 
 def _simple_between(lo, hi) -> list:
