@@ -65,3 +65,31 @@ def test_readings_hold(claim, rule, uses):
 ])
 def test_readings_do_not_give_more(claim, status):
     assert_verdict(_link(claim), status, claim=claim)
+
+
+TAIL = ("let n: positive integer\nlet k: index 2..n\nlet m: index 1..n\nlet a, b: real\nreal x_i for i in 1..n\n"
+        "real l_i, u_i for i in 1..n\nrandom A, B\n"
+        "assume tail_lo: x_k >= a\nassume tail_hi: x_k <= b\nassume all_lo: x_m >= a\nassume all_hi: x_m <= b\n"
+        "assume two: n >= 2\nassume lo: A >= a\nassume hi: A <= b\nassume other: B <= b\n"
+        "assume box_lo: x_k >= l_k\nassume box_hi: x_k <= u_k\n")
+
+
+@pytest.mark.parametrize("claim, status, uses", [
+    # a fact over 2..n read at an index the link does not have presumes a member: none at n = 1
+    ("b - a >= 0 by tail_lo, tail_hi", "fails", None),
+    ("b - a >= 0 by tail_lo, tail_hi, two", "holds", {"tail_lo", "tail_hi", "two"}),  # n >= 2: k = 2 exists
+    ("b - a >= 0 by all_lo, all_hi", "holds", {"all_lo", "all_hi"}),                   # 1..n is never empty
+    # through a shared middle (through_middle): a <= A <= b gives a <= b, for a random A too
+    ("b >= a by lo, hi", "holds", {"lo", "hi"}),
+    ("SD(A) <= (b - a) / 2 by lo, hi", "holds", {"lo", "hi"}),                          # Popoviciu, squared
+    ("u_k - l_k >= 0 by box_lo, box_hi", "holds", {"box_lo", "box_hi"}),                # at the link's own k
+    ("b - a >= 0 by lo, other", "not holds", None),                                      # two different middles
+    ("SD(A) <= (b - a) / 2 by lo", "not holds", None),                                   # one end only
+    ("b - a > 0 by lo, hi", "fails", None),                                              # a = b is allowed
+    ("SD(A) < (b - a) / 2 by lo, hi", "fails", None),
+])
+def test_a_fact_at_an_index_the_link_does_not_have(claim, status, uses):
+    link = claim_link(TAIL, claim)
+    assert_verdict(link, status, claim=claim)
+    if uses is not None:
+        assert {u.label for u in link.uses} == uses, (claim, [u.label for u in link.uses])

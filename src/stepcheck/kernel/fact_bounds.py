@@ -15,6 +15,9 @@ readings are put in as orderings (kernel/ordered.py).
 """
 from __future__ import annotations
 
+import dataclasses
+from functools import lru_cache
+
 import sympy
 
 from ..terms.objects import E, as_expr
@@ -24,12 +27,51 @@ from .normal import _expand
 from .ordered import ordered_proof
 
 MAX_READINGS = 12  # readings of one fact at the link's index values
+MAX_THROUGH = 12  # orderings derived through a shared middle, per fact set
+
+
+def through_middle(ineqs: list) -> list:
+    """``ineqs`` and the orderings their pairs give through a shared middle: ``a <= X`` and ``X <= b`` give
+    ``a <= b`` (strict where either is).  Sound for random X too: each fact holds almost surely, so both hold
+    together on an event of probability 1, which is not empty.  Only pairs quantified alike (the same free
+    indices, the same distinctness asked) whose ends still hold every free index: for every such index value,
+    ``a_k <= X_k <= b_k`` gives ``a_k <= b_k``; ``a <= x_k <= b`` over an empty range gives nothing.
+    So ``SD(A) <= (b - a)/2`` reads ``b - a >= 0`` from ``a <= A`` and ``A <= b``."""
+    return list(ineqs) + list(_through(tuple(ineqs))) if len(ineqs) >= 2 else list(ineqs)
+
+
+@lru_cache(maxsize=1024)
+def _through(ineqs: tuple) -> tuple:
+    lower, upper = [], []  # (middle, end, strict, fact)
+    for f in ineqs:
+        if f.rel not in ("<", "<=", ">", ">="):
+            continue
+        small, big = (f.lhs, f.rhs) if f.rel in ("<", "<=") else (f.rhs, f.lhs)
+        small, big, strict = as_expr(small), as_expr(big), f.rel in ("<", ">")
+        upper.append((small, big, strict, f))  # small <= big: an upper end of the middle `small`
+        lower.append((big, small, strict, f))  # and a lower end of the middle `big`
+    out = []
+    for m, a, s1, f1 in lower:
+        for m2, b, s2, f2 in upper:
+            if f1 is f2 or m != m2 or m.is_number or (f1.free, f1.distinct) != (f2.free, f2.distinct) or (a - b).is_number:
+                continue
+            if not set(f1.free) <= (a - b).free_symbols:
+                continue  # a <= x_k <= b for k in 2..n says nothing at n = 1: a <= b must keep its k
+            out.append(dataclasses.replace(f1, lhs=a, rhs=b, rel="<" if s1 or s2 else "<=",
+                                           text=f"{f1.text or f1.label} and {f2.text or f2.label}"))
+            if len(out) >= MAX_THROUGH:
+                return tuple(out)
+    return tuple(out)
 
 
 def readings(prover, nz, f, g, sub, bounds) -> list[tuple]:
     """(lhs, rhs, the free indices whose range the reading needs) of the fact ``f`` at the index values of ``g``."""
     fl, fr = as_expr(f.lhs), as_expr(f.rhs)
-    out = [] if f.distinct else [(fl.xreplace(sub), fr.xreplace(sub), frozenset())]  # as written
+    # as written: at the link's own indices, or at an index the link does not have, which presumes that its
+    # range holds a member (x_k <= M for k in 2..n says nothing at n = 1)
+    written = not f.distinct and all(sub.get(p, p) in nz.free or _nonempty(prover.decls.index_ranges.get(p), nz)
+                                     for p in f.free)
+    out = [(fl.xreplace(sub), fr.xreplace(sub), frozenset())] if written else []
     if not f.free:
         return out
     vals, present = prover._index_values(g, nz, bounds)
@@ -43,6 +85,21 @@ def readings(prover, nz, f, g, sub, bounds) -> list[tuple]:
         if len(out) >= MAX_READINGS:
             break
     return out
+
+
+def _nonempty(rng, nz) -> bool:
+    """Is the declared range ``rng`` (lo, hi) proved to hold a member: by the declarations or by the link's facts?"""
+    if rng is None:
+        return False
+    size = _expand(_num(rng[1]) - _num(rng[0]))
+    if size.is_nonnegative:
+        return True
+    domain = getattr(nz, "domain", None)
+    return domain is not None and sign_proof(size, strict=False, domain=domain)[0]
+
+
+def _num(v):
+    return sympy.Integer(v) if isinstance(v, int) else v
 
 
 def by_inequality_fact(prover, nz, g, strict: bool, ineqs, eqs, sub, domain, bounds=(), factors=True) -> tuple[bool, set]:

@@ -36,7 +36,7 @@ from .jensen import jensen_proof
 from .squares import squared_proof
 from .attained import attained_proof, extremum_gap_proof
 from .quotient import normal_power, quotient_proof
-from .fact_bounds import by_inequality_fact, member_sign
+from .fact_bounds import by_inequality_fact, member_sign, through_middle
 from .moment_cs import cauchy_schwarz_proof
 from .cross_squares import cross_squares_proof
 from .second_moments import bounded_second_moment_proof, quadratic_proof
@@ -182,7 +182,7 @@ class LinkProver:
         nz.surely = surely_rules(eqs, self.decls)
         nz.present = frozenset(self._index_values(l - r, nz, ())[1])
         nz.gaps = tuple(g for lab in labels for f in self.facts[lab] if (g := limit_gap(f, self.decls)) is not None)
-        ineqs = [f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)]
+        ineqs = through_middle([f for lab in labels for f in self.facts[lab] if isinstance(f, IneqFact)])  # a<=X<=b
         nz.domain = domain = refined_domain(ineqs, self.decls)
         try:
             d = self.normal_difference(nz, l, r, eqs)

@@ -37,18 +37,32 @@ def squared_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unro
         # +, * and ^, not inside a mean) gains from it
         return None
     signs: set = set()
-    try:
-        if not (bounds(lhs, symbol_domain, signs).nonnegative() and bounds(rhs, symbol_domain, signs).nonnegative()):
-            return None
-    except KernelLimit:
-        return None
     prover._squaring = True
     try:
+        sided = [_nonnegative(prover, x, signs, candidates, deadline, ranges, unroll) for x in (lhs, rhs)]
+        if not all(sided):
+            return None
         p = prover.prove_link(lhs ** 2, rhs ** 2, candidates, rel, deadline, ranges, unroll)
     finally:
         prover._squaring = False
     if not p.holds:
         return None
     rules = RuleSet(p.rules)
+    for got in sided:
+        rules |= set(got) if not isinstance(got, bool) else set()
     rules.add("squared")
     return dataclasses.replace(p, rules=sorted(rules), signs=sorted(set(p.signs) | signs, key=str))
+
+
+def _nonnegative(prover, x, signs: set, candidates, deadline, ranges, unroll):
+    """Is the side ``x`` proved ``>= 0``: True by the interval evaluator on the declared signs, else the rules of
+    the prover's proof of ``x >= 0`` from the same facts (``(b - a)/2`` under ``a <= A <= b``), else False."""
+    try:
+        if bounds(x, symbol_domain, signs).nonnegative():
+            return True
+    except KernelLimit:
+        pass
+    if not candidates or x.has(SD) or any(p.exp == sympy.Rational(1, 2) for p in x.atoms(sympy.Pow)):
+        return False  # (a root's or an SD's sign needs no facts: the evaluator above reads it)
+    p = prover.prove_link(x, sympy.Integer(0), candidates, ">=", deadline, ranges, unroll)
+    return tuple(p.rules) or ("inequality",) if p.holds else False
