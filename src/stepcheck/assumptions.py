@@ -287,6 +287,26 @@ def independence_fact(checker, label, f: S.IndepFact, el, distinct):
                      text=checker.src(f.span), blocks=groups)
 
 
+def sd_squared(facts: list) -> list:
+    """The facts an equation with a standard deviation alone on one side implies: ``SD(U) = r`` gives
+    ``Var(U) = r^2`` and ``r >= 0``, since SD(U) is the square root of Var(U) and never negative.  The
+    kernel's polynomials cannot read a square root; its square they can (``SD(X) = σ`` proves
+    ``Var(X) = σ^2`` and ``SD(a X) = |a| σ``).  Same label, same quantifier: cited together."""
+    out = []
+    for f in facts:
+        if type(f) is not EqFact:
+            continue
+        for a, r in ((f.lhs, f.rhs), (f.rhs, f.lhs)):
+            if isinstance(a, SD) and not r.has(SD):
+                u = a.args[0]
+                out.append(EqFact(f.label, Var(u), r ** 2, free=f.free, distinct=f.distinct,
+                                  text=f"Var({show(u)}) = ({show(r)})^2, as `{f.text or f.label}` says"))
+                out.append(IneqFact(f.label, r, sympy.Integer(0), ">=", free=f.free, distinct=f.distinct,
+                                    text=f"{show(r)} >= 0, a standard deviation"))
+                break
+    return out
+
+
 def inequality_kind(lhs, rhs) -> str:
     """``sign`` for a bound on a value (``c > 0``, ``T <= 1``), ``inequality`` for an order between two
     values (``s_1 > s_2``) or one between moments."""
