@@ -101,3 +101,22 @@ def test_a_tie_that_a_weak_order_allows_refutes_the_one_hot_limit():
 def test_a_bound_true_at_every_tie_never_fails():
     assert link("limit(softmax(z / T)_1, T -> 0+) >= 1/n", WEAK).status in ("holds", "unknown")
     assert link("limit(softmax(z / T)_1, T -> 0+) <= 1", WEAK).status in ("holds", "unknown")
+
+
+def test_a_witness_also_values_the_names_only_an_earlier_step_mentions():
+    """Without `by`, an earlier step resting on `u > v` is a candidate fact: a witness for a link about z
+    must satisfy it too, so u and v are given values where it holds (they used to default to 0 and the
+    witness was dropped: red-team finding); where a fact about z itself rules the witness out, nothing fails."""
+    from stepcheck.checker import check_text
+
+    head = ("let N: positive integer\nlet a: index 1..N\nreal z_a for a in 1..N\nlet τ: positive real\n"
+            "let u, v: real\nassume gap: u > v\n"
+            "step temp: softmax(z / τ)_a = exp(z_a / τ) / sum(b=1..N, exp(z_b / τ))\n"
+            "step two: softmax([u, v] / τ)_1 = 1 / (1 + exp((v - u) / τ))\n"
+            "step cold: limit(1 / (1 + exp((v - u) / T)), T -> 0+) = 1\n")
+    rep = check_text(head + "step scale: softmax(2 z)_a = softmax(z)_a\n", "t.step")
+    assert [s.status for s in rep.steps] == ["holds"] * 3 + ["fails"]
+    msg = rep.steps[-1].links[0].message
+    assert "u = " in msg and "v = " in msg, msg
+    flat = check_text(head + "assume zero: z_a = 0\nstep scale: softmax(2 z)_a = softmax(z)_a\n", "t.step")
+    assert flat.steps[-1].status != "fails"

@@ -218,7 +218,9 @@ def _confirm_residual_witness(found, state, decls, lhs, rhs, rel, labels, define
 
         from sympy import Indexed, Symbol
 
-        conds = Tuple(rhs, *[f.lhs for fs in defined.values() for f in fs])
+        # the names only the facts mention vary too (u, v of an earlier step about u > v, cited by default)
+        conds = Tuple(rhs, *[x for fs in (*defined.values(), *facts.values()) for f in fs
+                             if isinstance(f, (EqFact, IneqFact)) for x in (f.lhs, f.rhs)])
         labels_ = {ix.base.label for x in (lhs, conds) for ix in x.atoms(Indexed)}  # Q of Q_{i, j}: not a value
         for k, p in enumerate(points(lhs, conds, decls)):
             if k >= MAX_POINTS:
