@@ -120,3 +120,25 @@ def test_a_witness_also_values_the_names_only_an_earlier_step_mentions():
     assert "u = " in msg and "v = " in msg, msg
     flat = check_text(head + "assume zero: z_a = 0\nstep scale: softmax(2 z)_a = softmax(z)_a\n", "t.step")
     assert flat.steps[-1].status != "fails"
+
+
+@pytest.mark.parametrize("claim, status, witness", [
+    # a bound on every member (|g_t| <= 1 for t in 1..h) is read member by member at the witness: all 1
+    ("|sum(t=1..h, g_t f_t)| <= sqrt(h)", "fails", "f_m = 1, g_m = 1"),
+    ("sum(t=1..h, g_t) < h", "fails", "g_m = 1"),
+    ("|sum(t=1..h, g_t f_t)| <= h", "not fails", None),        # true: |g_t f_t| <= 1
+    ("sum(t=1..h, g_t) <= h", "not fails", None),
+    ("sum(t=1..h, g_t^2) <= h", "not fails", None),           # all 1 is the equality case, no witness
+    ("sum(t=1..h, g_t^2) < h", "fails", "g_m = 1"),
+])
+def test_a_bound_over_a_family_is_read_at_each_member_of_a_witness(claim, status, witness):
+    from conftest import claim_link
+
+    decls = ("let h: positive integer\nlet t: index 1..h\nreal g_t, f_t, w_t for t in 1..h\n"
+             "assume box: |g_t| <= 1, |f_t| <= 1\n")
+    link = claim_link(decls, claim)
+    if status == "fails":
+        assert link.status == "fails", (claim, link.status, link.message)
+        assert witness in link.message, link.message
+    else:
+        assert link.status != "fails", (claim, link.message)

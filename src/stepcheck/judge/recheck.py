@@ -196,7 +196,7 @@ class Recheck:
             if (name, i) in self.p.indexed:
                 return self.p.indexed[(name, i)]
             if self.p.pattern is not None:
-                return Integer({0: i - 1, 1: int(i == 1), 3: 0}[self.p.pattern])  # as the witness search's
+                return Integer({0: i - 1, 1: int(i == 1), 3: 0, 5: 1}[self.p.pattern])  # as the witness search's
             if self.complete:  # a member the witness leaves out (its residual no longer mentions it): a default
                 member = x.base[Integer(i)]
                 if member not in self.defaulted:

@@ -108,16 +108,17 @@ class WitnessSearch:
         for size in sizes:
             # one real: every trial value; two: the first three of each (nine pairs)
             for rvals in itertools.product(*[_trial_values(r)[:None if len(reals) == 1 else 3] for r in reals]):
-                # m - 1, one-hot, scrambled, all equal (0); for matrices a second scrambling (4), as one entry
-                # of the first may be 0 where the claim differs
-                for pattern in (0, 1, 2, 3) + ((4,) if entries else ()):
+                # m - 1, one-hot, scrambled, all equal (0, then 1: |Σ g_t f_t| <= sqrt(h) under |g_t| <= 1 fails
+                # at all 1); for matrices a second scrambling (4), as one entry of the first may be 0 where the
+                # claim differs
+                for pattern in (0, 1, 2, 3, 5) + ((4,) if entries else ()):
                     sub = dict(size)
                     sub.update({c: Integer(t + 1) for t, c in enumerate(case)})
                     sub.update(dict(zip(reals, rvals)))
                     try:
                         if not all(self._fact_holds_at(f, sub, pattern) for f in det_facts):
                             continue  # the trial values violate a cited fact
-                        if not all(_ineq_holds_at(f, sub) for f in ineq_facts):
+                        if not all(self._fact_holds_at(f, sub, pattern) for f in ineq_facts):
                             continue
                         seen = {}
                         v = _unroll(res.xreplace(sub), pattern, seen)
@@ -134,12 +135,13 @@ class WitnessSearch:
                         m = next(n for n in ("m", "k", "r", "u", "w", "ι") if n not in taken)  # not a declared name
                         for fam in fams if pattern not in (2, 4) else ():
                             parts.append(f"every entry of {fam} = 0" if fam in entries else f"{fam}_{m} = "
-                                         + {0: f"{m} - 1", 1: f"1 for {m} = 1, else 0", 3: "0"}[pattern])
+                                         + {0: f"{m} - 1", 1: f"1 for {m} = 1, else 0", 3: "0", 5: "1"}[pattern])
                         return ", ".join(parts), sympy.N(v, 6), dict(sub), pattern
         return None
 
-    def _fact_holds_at(self, f: EqFact, sub, pattern) -> bool:
-        """Does a deterministic fact hold at concrete values (every instance of its indices)?"""
+    def _fact_holds_at(self, f, sub, pattern) -> bool:
+        """Does a deterministic fact (an equation or an inequality) hold at concrete values, at every instance of
+        its indices (``|g_t| <= 1`` for each t of 1..h)?  Unknown counts as no."""
         body = at_values(f.lhs - f.rhs, sub)
         choices = []
         for p in f.free:
@@ -161,7 +163,10 @@ class WitnessSearch:
                 except RangeLimit as e:
                     raise KernelLimit(str(e)) from None
             v = _unroll(inst, pattern)
-            if not v.is_number or sign(v) != 0:
+            if not v.is_number or v.has(sympy.zoo, sympy.nan) or (sv := sign(v)) is None:
+                return False
+            if not {"=": sv == 0, "<": sv < 0, "<=": sv <= 0, ">": sv > 0, ">=": sv >= 0,
+                    "!=": sv != 0}.get(getattr(f, "rel", "="), False):
                 return False
         return True
 
@@ -254,7 +259,7 @@ def _unroll(x, pattern: int, seen: dict | None = None):
     def val(m):
         if not m.is_Integer:
             raise ValueError("symbolic index")
-        return Integer({0: int(m) - 1, 1: int(int(m) == 1), 3: 0}[pattern])
+        return Integer({0: int(m) - 1, 1: int(int(m) == 1), 3: 0, 5: 1}[pattern])
 
     def rec(e, env):
         if isinstance(e, DSum):
