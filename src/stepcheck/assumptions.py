@@ -287,6 +287,29 @@ def independence_fact(checker, label, f: S.IndepFact, el, distinct):
                      text=checker.src(f.span), blocks=groups)
 
 
+def implied_facts(facts: list) -> list:
+    """Facts the kernel reads more easily, implied by ``facts`` (same label, same quantifier): those of
+    :func:`sd_squared` and of :func:`abs_sides`."""
+    return sd_squared(facts) + abs_sides(facts)
+
+
+def abs_sides(facts: list) -> list:
+    """``|u| <= c`` (or ``<``, either way round) gives ``u <= c`` and ``-u <= c``: the two linear facts it is,
+    which the readings of a fact at a sum's members and the orderings can add up (``Σ_t g_t >= -h`` under
+    ``|g_t| <= 1``)."""
+    out = []
+    for f in facts:
+        if type(f) is not IneqFact or f.rel not in ("<", "<=", ">", ">="):
+            continue
+        small, big, rel = (f.lhs, f.rhs, f.rel) if f.rel in ("<", "<=") else (f.rhs, f.lhs, {">": "<", ">=": "<="}[f.rel])
+        if isinstance(small, sympy.Abs) and not big.has(sympy.Abs):
+            u = small.args[0]
+            for side in (u, -u):
+                out.append(IneqFact(f.label, side, big, rel, free=f.free, distinct=f.distinct,
+                                    text=f"{show(side)} {rel} {show(big)}, as `{f.text or f.label}` says"))
+    return out
+
+
 def sd_squared(facts: list) -> list:
     """The facts an equation with a standard deviation alone on one side implies: ``SD(U) = r`` gives
     ``Var(U) = r^2`` and ``r >= 0``, since SD(U) is the square root of Var(U) and never negative.  The

@@ -18,7 +18,7 @@ import sympy
 from sympy import IndexedBase, Integer, KroneckerDelta, Symbol
 
 from . import syntax as S
-from .assumptions import fact_kind, inequality_kind, sd_squared
+from .assumptions import fact_kind, implied_facts, inequality_kind
 from .elaborate import DEFINED, KIND_OF_TYPE, Definition, Elaborator, Family
 from .judge.domains import always_defined, condition_texts, discharging_facts, law_defined, open_conditions
 from .uses import built_signs, domain_uses, fill_uses
@@ -367,7 +367,7 @@ class Checker:
             kinds.append(fact_kind(kf))
         # an assumption presupposes that what it writes has a real value: sqrt(R) that R >= 0 on every outcome,
         # 1/c that c != 0; implied facts of the same label, so the check for contradictions reads them too
-        kfacts += sd_squared(kfacts)  # SD(X) = σ: Var(X) = σ^2 and σ >= 0
+        kfacts += implied_facts(kfacts)  # SD(X) = σ: Var(X) = σ^2, σ >= 0; |u| <= c: u <= c, -u <= c
         for x, rel in [c for c in el.conditions if c[1] != DEFINED] + el.random_needs:
             kfacts.append(IneqFact(label, x, Integer(0), rel, free=self._free(x), text=f"{show(x)} {REL_TEXT.get(rel, rel)} 0 for what `{label}` writes to have a real value"))
         state.facts[label] = kfacts

@@ -185,10 +185,11 @@ def member_bound(f):
 @functools.lru_cache(maxsize=4096)
 def power_bounds(f) -> tuple:
     """((symbol, lo, >=), (symbol, hi, <=)) (strict for a strict fact; memoised per fact) of a fact that bounds an even power or the
-    absolute value of ``k v + c`` (one symbol v, numbers k != 0 and c) by a number from above: ``y^2 <= 1`` and
+    absolute value of ``k v + c`` (one symbol v, or the member at exactly the fact's free indices, ``|g_t| <= 1``
+    for every t; numbers k != 0 and c) by a number from above: ``y^2 <= 1`` and
     ``|y| <= 1`` give -1 <= y <= 1, ``4 - x^4 > 0`` gives -sqrt(2) < x < sqrt(2), ``|w - 1| <= 1/2`` gives
     1/2 <= w <= 3/2; else ().  (A bound from below, ``y^2 >= 1``, leaves two intervals, not one: ().)"""
-    if not isinstance(f, IneqFact) or f.free or f.rel not in _FLIP:
+    if not isinstance(f, IneqFact) or f.distinct or f.rel not in _FLIP:
         return ()
     written = as_expr(f.lhs) - as_expr(f.rhs)
     for d in dict.fromkeys((written, sympy.expand(written))):  # c t + r REL 0, t = (k v + c0)^(2m) or |k v + c0|
@@ -196,9 +197,9 @@ def power_bounds(f) -> tuple:
             if not (isinstance(t, sympy.Abs) or (t.exp.is_Integer and t.exp.is_even and t.exp > 0)):
                 continue
             inner = t.args[0]
-            if len(inner.free_symbols) != 1 or not inner.is_polynomial() or sympy.degree(inner) != 1:
+            v = _bounded_value(inner, f.free)
+            if v is None or not inner.is_polynomial(v) or sympy.degree(inner, v) != 1:
                 continue
-            (v,) = inner.free_symbols
             k, c0 = inner.coeff(v), inner.xreplace({v: sympy.Integer(0)})
             c, r = d.coeff(t), d.xreplace({t: sympy.Integer(0)})
             if not (all(x.is_number and x.is_real for x in (k, c0, c, r)) and c != 0 and k != 0) or \
@@ -211,6 +212,22 @@ def power_bounds(f) -> tuple:
             ends = sorted(((-root - c0) / k, (root - c0) / k), key=lambda e: e.evalf())
             return ((v, ends[0], _FLIP[up]), (v, ends[1], up))
     return ()
+
+
+def _bounded_value(inner, free):
+    """The one value ``inner`` is written in: a symbol (a fact with no free index), or the member at exactly the
+    fact's free indices (``|g_t| <= 1`` for every t: g_t, read at the link's own t as member_bound reads); else
+    None."""
+    if not free:
+        return next(iter(inner.free_symbols)) if len(inner.free_symbols) == 1 else None
+    members = inner.atoms(sympy.Indexed)
+    if len(members) != 1:
+        return None
+    (v,) = members
+    if not (all(i.is_Symbol for i in v.indices) and set(v.indices) == set(free)
+            and inner.free_symbols <= {v, *v.indices, v.base.label}):
+        return None
+    return v
 
 
 def _whole_family(a, decls):

@@ -1,5 +1,6 @@
-"""An equation that sets a standard deviation (assumptions.sd_squared): ``SD(X) = σ`` also states
-``Var(X) = σ^2`` and ``σ >= 0`` under its label, so the kernel's polynomials can read it."""
+"""Facts an assumption implies under its own label (assumptions.implied_facts): an equation that sets a
+standard deviation, ``SD(X) = σ``, also states ``Var(X) = σ^2`` and ``σ >= 0``, so the kernel's polynomials
+can read it (sd_squared); ``|u| <= c`` states ``u <= c`` and ``-u <= c`` (abs_sides)."""
 import pytest
 
 from conftest import assert_verdict, claim_link
@@ -43,3 +44,25 @@ def test_an_sd_fact_gives_no_more(claim):
 def test_a_negative_sd_is_a_contradiction():
     rep = check_text("random Y\nassume bad: SD(Y) = -1\nstep y: Var(Y) = 1 by bad\n", "t.step")
     assert "E-inconsistent" in {d.code for d in rep.diagnostics} and rep.steps[0].status == "unknown"
+
+
+ABS = ("let h: positive integer\nlet t: index 1..h\nreal g_t for t in 1..h\nlet x, y, c: real\n"
+       "assume box: |g_t| <= 1\nassume open: 2 > |x|\nassume far: |y| >= 1\nassume cb: |x - c| <= 1\n")
+
+
+@pytest.mark.parametrize("claim, status", [
+    ("sum(t=1..h, g_t) >= -h by box", "holds"),       # member by member: g_t >= -1
+    ("sum(t=1..h, g_t^2) <= h by box", "holds"),
+    ("g_t <= 1 by box", "holds"),
+    ("x < 2 by open", "holds"),                        # strict stays strict
+    ("x > -2 by open", "holds"),
+    ("c - 1 <= x by cb", "holds"),
+    ("x <= 1 + c by cb", "holds"),
+    ("sum(t=1..h, g_t) > -h by box", "not holds"),     # all -1 (no witness pattern gives every member -1)
+    ("x <= -2 by open", "fails"),
+    ("x < 1 + c by cb", "fails"),                      # x = c + 1
+    ("y >= 1 by far", "fails"),                        # |y| >= 1 bounds y from no side
+    ("y <= -1 by far", "fails"),
+])
+def test_an_absolute_bound_gives_both_sides(claim, status):
+    assert_verdict(claim_link(ABS, claim), status, claim=claim)
