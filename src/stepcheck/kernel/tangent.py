@@ -22,6 +22,7 @@ from sympy import Dummy
 
 from ..terms.objects import DSum, E
 from .calculus import bounds, sign_proof
+from .exp_monomials import exp_monomial_proof
 from .termwise import reached, split_members, termwise_proof
 
 MAX_VALUES = 4  # distinct exp/log values rewritten in one margin (all of them, then each alone)
@@ -98,6 +99,8 @@ def exp_margin_proof(g, strict: bool, domain, member_sign=None) -> tuple[bool, s
     checks (every log's argument proved positive).  ``log(Σ_r exp(z_r)) - z_a`` becomes
     ``exp(-z_a) Σ_r exp(z_r) - 1 = exp(-z_a) Σ_{r ≠ a} exp(z_r)``, of proved sign.  (proved, signs used)."""
     used: set = set()
+    if not g.has(sympy.log) and g.has(sympy.exp):  # exp(a) + exp(b) >= 2 exp((a + b)/2): kernel/exp_monomials.py
+        return exp_monomial_proof(g, strict, domain)
     if not g.has(sympy.log) or sympy.count_ops(g) > MAX_OPS or not _real_here(g, domain, used):
         return False, set()
     ok, signs = _exp_margin(g, strict, domain, member_sign)
@@ -123,6 +126,8 @@ def _exp_margin(g, strict: bool, domain, member_sign=None) -> tuple[bool, set]:
     if h.has(sympy.log):
         return False, set()  # exp did not take the logarithms away: nothing gained
     ok, signs = sign_proof(h, strict, domain)
+    if not ok:  # log(exp(a) + exp(b)) >= (a + b)/2 + log 2: exp(g) - 1 as a polynomial in exp(a/2), exp(b/2)
+        ok, signs = exp_monomial_proof(h, strict, domain)
     if ok:
         return ok, signs
     split, more = split_members(h, domain)  # log(Σ_j exp(x_j)) - x_1: exp(x_1) written out of the sum
