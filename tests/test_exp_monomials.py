@@ -40,6 +40,8 @@ def test_the_substitution_applies_only_where_it_is_exact():
     assert exp_monomials(sympy.exp(al) + al) is None                          # a symbol outside
     assert exp_monomials(sympy.exp(al + 1) + sympy.exp(be)) is None           # a constant term
     assert exp_monomials(sympy.exp(al * be) + 1) is None                      # not linear
+    assert exp_monomials(sympy.exp(abs(al - be)) - 1) is None                 # not a polynomial (no PolynomialError)
+    assert exp_monomials(sympy.exp(1 / al) - 1) is None
     assert exp_monomials(sympy.exp(sympy.sqrt(2) * al) + 1) is None           # an irrational coefficient
     assert exp_monomials(sympy.exp(sympy.exp(al)) - 1) is None                # nested
     assert exp_monomials(sympy.exp(40 * al) - 1) is None                      # degree past the limit

@@ -48,6 +48,8 @@ def exp_monomials(g):
         return None  # a symbol outside the exponentials, or an exponential inside another
     coeffs = []
     for a in args:
+        if not a.is_polynomial(*syms):
+            return None  # |a - b|, 1/a: not linear
         poly = sympy.Poly(a, *syms)
         if poly.total_degree() != 1 or poly.coeff_monomial(1) != 0 or not all(c.is_Rational for c in poly.coeffs()):
             return None
