@@ -119,6 +119,7 @@ def test_an_assumed_interval_is_the_variable_s_enclosure(assume, claim, status):
     ("a^4 + b^4 >= 2 a^3 b", "a = 3/2"),        # b at its first trial value 1
     ("u^3 >= u", "u = 1/2"),                    # inside (0, 1), a simple rational first
     ("(x - 1) (x - 1 - 1/1000000000) (x^2 + 1) >= 0", "x = 1000000002/1000000001"),  # roots 10^-9 apart
+    ("x^3 + 4 sqrt(2) >= 6 x", "x = -4"),      # left of its root near -3.3; an irrational coefficient
 ])
 def test_a_false_polynomial_claim_gets_a_witness_between_its_roots(claim, witness):
     link = claim_link(DECLS, claim)
@@ -133,6 +134,9 @@ def test_a_false_polynomial_claim_gets_a_witness_between_its_roots(claim, witnes
     ("let s: positive real\n", "(s^2 - 2)^2 > 0", "s = sqrt(2)"),  # the positive root only
     ("let a, b: real\n", "(a^2 - 3)^2 + b^2 > 0", "sqrt(3)"),
     ("let t: real\nassume r: t >= 1\n", "(2 t^2 - 4 t + 1)^2 > 0 by r", "t = sqrt(2)/2 + 1"),  # 1 - sqrt(2)/2 < 1
+    # coefficients in QQ(sqrt(2)): factored over that field, (x - sqrt(2))^2
+    ("let x: real\n", "x^2 + 2 > 2 sqrt(2) x", "x = sqrt(2)"),
+    ("let y: positive real\n", "y^3 + 4 sqrt(2) > 6 y", "y = sqrt(2)"),   # (y - sqrt(2))^2 (y + 2 sqrt(2))
 ])
 def test_a_strict_claim_fails_at_an_irrational_root(decls, claim, witness):
     link = claim_link(decls, claim)
@@ -144,6 +148,8 @@ def test_a_strict_claim_fails_at_an_irrational_root(decls, claim, witness):
     ("let x: real\n", "(x^2 - 2)^2 >= 0"),               # the weak form holds at the roots
     ("let x: real\nassume r: x >= 2\n", "(x^2 - 2)^2 > 0 by r"),  # both roots outside the assumed range
     ("let x: real\n", "(x^2 - 2)^2 + 1/1000 > 0"),        # no root at all
+    ("let x: real\n", "x^2 + 2 >= 2 sqrt(2) x"),           # the weak forms hold at sqrt(2)
+    ("let y: positive real\n", "y^3 + 4 sqrt(2) >= 6 y"),
 ])
 def test_an_irrational_root_refutes_nothing_where_the_claim_holds_there(decls, claim):
     assert claim_link(decls, claim).status != "fails"

@@ -337,17 +337,11 @@ def _critical_assignments(res, syms, decls: Decls):
         others = [o for o in reals if o != s]
         for vals in itertools.product(*[_trial_values(o)[:3] for o in others]):
             sub = dict(zip(others, vals))
-            try:
-                p = sympy.Poly(res.xreplace(sub), s, domain=sympy.QQ)
-                if not 2 <= p.degree() <= MAX_DEGREE or huge_coefficients(p):
-                    continue  # (root isolation is exact: huge coefficients make it slow)
-                # the real roots to 40 digits (as exact rationals): roots 10^-9 apart still have a gap between
-                ends = sorted(Rational(r.evalf(40)) for r in p.sqf_part().real_roots())
-                points = [f.nth(0) / -f.nth(1) for f, _ in p.factor_list()[1] if f.degree() == 1]
-            except (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed, NotImplementedError, ValueError):
+            got = _roots_and_factors(res.xreplace(sub), s)
+            if got is None:
                 continue
-            if not ends:
-                continue
+            ends, factors = got
+            points = [f.nth(0) / -f.nth(1) for f in factors if f.degree() == 1 and f.domain.is_QQ]
             gaps = [(None, ends[0])] + list(zip(ends, ends[1:])) + [(ends[-1], None)]
             for lo, hi in gaps:
                 points += _simple_between(lo, hi)
@@ -355,13 +349,46 @@ def _critical_assignments(res, syms, decls: Decls):
                 if (s.is_positive and x <= 0) or (s.is_nonnegative and x < 0):
                     continue
                 yield {**sub, s: Rational(x)}
-            # last, the irrational roots of its quadratic factors, as radicals: where a square touches 0 at
+            # last, the irrational roots of its factors of degree 1 or 2 (over QQ, or over the field of its
+            # coefficients: x^2 - 2 sqrt(2) x + 2 is (x - sqrt(2))^2), as radicals: where a square touches 0 at
             # (1 ± 1/sqrt(2))/2, a strict claim fails there and at no rational point
-            for f, _ in p.factor_list()[1]:
-                if f.degree() == 2 and f.discriminant() > 0:  # irreducible over QQ: both roots irrational
-                    for x in sympy.roots(f, filter="R"):
-                        if not ((s.is_positive and x.is_nonpositive) or (s.is_nonnegative and x.is_negative)):
+            for f in factors:
+                if f.degree() <= 2 and not (f.degree() == 1 and f.domain.is_QQ):
+                    for x in sympy.roots(f.as_expr(), s, filter="R"):
+                        if not x.is_Rational and not ((s.is_positive and x.is_nonpositive)
+                                                      or (s.is_nonnegative and x.is_negative)):
                             yield {**sub, s: x}
+
+
+def _roots_and_factors(expr, s):
+    """(the real roots of a polynomial in ``s``, sorted, as rationals within 10^-40; its irreducible factors)
+    over QQ, or over the field of its coefficients (``4 sqrt(2)``: roots to 40 digits, each witness re-checked
+    exactly); None for no polynomial of degree 2 to MAX_DEGREE, no real root, or coefficients too large."""
+    errors = (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed, NotImplementedError, ValueError)
+    try:
+        p = sympy.Poly(expr, s, domain=sympy.QQ)
+    except errors:
+        try:
+            p = sympy.Poly(expr, s, extension=True)
+        except errors:
+            return None
+        if not p.domain.is_AlgebraicField:
+            return None
+    if not 2 <= p.degree() <= MAX_DEGREE or (p.domain.is_QQ and huge_coefficients(p)):
+        return None  # (root isolation is exact: huge coefficients make it slow)
+    try:
+        if p.domain.is_QQ:  # the real roots to 40 digits: roots 10^-9 apart still have a gap between
+            ends = sorted(Rational(r.evalf(40)) for r in p.sqf_part().real_roots())
+        else:
+            try:  # (numerical: a double root may not converge; then no points from this polynomial)
+                approx = p.sqf_part().nroots(n=30, maxsteps=200)
+            except Exception:  # noqa: BLE001 - mpmath's NoConvergence and the like
+                return None
+            ends = sorted({Rational(sympy.re(r)) for r in approx if abs(sympy.im(r)) < 1e-20})
+        factors = [f for f, _ in p.factor_list()[1]]
+    except errors:
+        return None
+    return (ends, factors) if ends else None
 
 
 def _simple_between(lo, hi) -> list:
