@@ -301,7 +301,8 @@ def abs_sides(facts: list) -> list:
     for f in facts:
         if type(f) is not IneqFact or f.rel not in ("<", "<=", ">", ">="):
             continue
-        small, big, rel = (f.lhs, f.rhs, f.rel) if f.rel in ("<", "<=") else (f.rhs, f.lhs, {">": "<", ">=": "<="}[f.rel])
+        flip = {">": "<", ">=": "<="}
+        small, big, rel = (f.lhs, f.rhs, f.rel) if f.rel in ("<", "<=") else (f.rhs, f.lhs, flip[f.rel])
         if isinstance(small, sympy.Abs) and not big.has(sympy.Abs):
             u = small.args[0]
             for side in (u, -u):

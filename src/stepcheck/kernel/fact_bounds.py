@@ -53,7 +53,9 @@ def _through(ineqs: tuple) -> tuple:
     out = []
     for m, a, s1, f1 in lower:
         for m2, b, s2, f2 in upper:
-            if f1 is f2 or m != m2 or m.is_number or (f1.free, f1.distinct) != (f2.free, f2.distinct) or (a - b).is_number:
+            if f1 is f2 or m != m2 or m.is_number or (a - b).is_number:
+                continue
+            if (f1.free, f1.distinct) != (f2.free, f2.distinct):
                 continue
             if not set(f1.free) <= (a - b).free_symbols:
                 continue  # a <= x_k <= b for k in 2..n says nothing at n = 1: a <= b must keep its k

@@ -34,7 +34,7 @@ from .evaluate import (
     violates,
 )
 from .marginals import _functional_pair, _perturbed_pair, _quantile_coupling, marginal_options
-from .numbers import ModelError, holds_rel, n_add, n_eq, n_mul, num, sym
+from .numbers import ModelError, _marg, holds_rel, n_add, n_eq, n_mul, num, sym
 from .render import render_model, show, show_value
 
 MAX_VARIABLES = 12  # random variables in one model (after unrolling families)
@@ -219,6 +219,7 @@ class _Ctx:
                 keys[k] = None
         self.mean: dict = {}
         self.var: dict = {}
+        self.ends: dict = {}  # key -> [lower, upper] from kept bounds on the variable itself
         self.second: dict = {}
         self.uncorr: set = set()
         self.apart: set = set()  # pairs a kept independence fact separates: never drawn in one group
@@ -242,6 +243,8 @@ class _Ctx:
                 if any(f is g for g in facts) and getattr(f, "rel", "=") == "=":  # kept equations are targets
                     self._target(f.lhs, f.rhs, env, ev)
                     self._target(f.rhs, f.lhs, env, ev)
+                elif any(f is g for g in facts) and getattr(f, "rel", "=") in ("<", "<=", ">", ">="):
+                    self._bound(f, env, ev)  # a <= A <= b: the law at the two ends is tried first
         self.keys = list(keys)
         if len(self.keys) > MAX_VARIABLES:
             raise ModelError(f"more than {MAX_VARIABLES} random variables at these dimensions")
@@ -260,9 +263,31 @@ class _Ctx:
                 elif m is None and v is None:
                     m, v = Fraction(0), s2
             self.options[k] = marginal_options(m, v, self.fixed.get(k))
+            lo, hi = self.ends.get(k, (None, None))
+            if m is None and v is None and k not in self.fixed and lo is not None and hi is not None and lo < hi:
+                # the ends, each with probability 1/2 (the largest variance, (hi - lo)^2/4), then one end alone
+                self.options[k] = [_marg([(lo, Fraction(1, 2)), (hi, Fraction(1, 2))]),
+                                   _marg([(lo, Fraction(1))])] + self.options[k]
             if not self.options[k]:
                 self.bad = True
         self.targets = {k: (self.mean.get(k), self.var.get(k)) for k in self.keys}
+
+    def _bound(self, f, env, ev):
+        """Record ``A >= lo`` / ``A <= hi`` (a random variable alone on one side, a number on the other)."""
+        for a, b, up in ((f.lhs, f.rhs, f.rel in ("<", "<=")), (f.rhs, f.lhs, f.rel in (">", ">="))):
+            k = _rv_atom_key(a, env, ev, self.decls)
+            if k is None:
+                continue
+            try:
+                val = ev.ev(b, env, None)
+            except ModelError:
+                return
+            if not isinstance(val, Fraction):
+                return
+            ends = self.ends.setdefault(k, [None, None])
+            j = 1 if up else 0
+            ends[j] = val if ends[j] is None else (min(ends[j], val) if up else max(ends[j], val))
+            return
 
     def _target(self, a, b, env, ev):
         try:
