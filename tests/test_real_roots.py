@@ -137,6 +137,7 @@ def test_a_false_polynomial_claim_gets_a_witness_between_its_roots(claim, witnes
     # coefficients in QQ(sqrt(2)): factored over that field, (x - sqrt(2))^2
     ("let x: real\n", "x^2 + 2 > 2 sqrt(2) x", "x = sqrt(2)"),
     ("let y: positive real\n", "y^3 + 4 sqrt(2) > 6 y", "y = sqrt(2)"),   # (y - sqrt(2))^2 (y + 2 sqrt(2))
+    ("let y: positive real\n", "y^2 + 4/y^2 > 4", "y = sqrt(2)"),          # a rational function: (y^2 - 2)^2/y^2
 ])
 def test_a_strict_claim_fails_at_an_irrational_root(decls, claim, witness):
     link = claim_link(decls, claim)
@@ -150,6 +151,8 @@ def test_a_strict_claim_fails_at_an_irrational_root(decls, claim, witness):
     ("let x: real\n", "(x^2 - 2)^2 + 1/1000 > 0"),        # no root at all
     ("let x: real\n", "x^2 + 2 >= 2 sqrt(2) x"),           # the weak forms hold at sqrt(2)
     ("let y: positive real\n", "y^3 + 4 sqrt(2) >= 6 y"),
+    ("let y: positive real\n", "y^2 + 4/y^2 >= 4"),
+    ("let x: real\n", "x^2 + 1/x^2 >= 2"),                  # its pole x = 0 is no witness
 ])
 def test_an_irrational_root_refutes_nothing_where_the_claim_holds_there(decls, claim):
     assert claim_link(decls, claim).status != "fails"

@@ -365,6 +365,10 @@ def _roots_and_factors(expr, s):
     over QQ, or over the field of its coefficients (``4 sqrt(2)``: roots to 40 digits, each witness re-checked
     exactly); None for no polynomial of degree 2 to MAX_DEGREE, no real root, or coefficients too large."""
     errors = (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed, NotImplementedError, ValueError)
+    if any(x.exp.is_negative for x in expr.atoms(sympy.Pow) if x.has(s)):
+        # a rational function (y^2 + 4/y^2 - 4): numerator times denominator changes sign where it does
+        num, den = sympy.fraction(sympy.together(expr))
+        expr = sympy.expand(num * den)
     try:
         p = sympy.Poly(expr, s, domain=sympy.QQ)
     except errors:
