@@ -47,7 +47,8 @@ def test_a_negative_sd_is_a_contradiction():
 
 
 ABS = ("let h: positive integer\nlet t: index 1..h\nreal g_t for t in 1..h\nlet x, y, c: real\n"
-       "assume box: |g_t| <= 1\nassume open: 2 > |x|\nassume far: |y| >= 1\nassume cb: |x - c| <= 1\n")
+       "assume box: |g_t| <= 1\nassume open: 2 > |x|\nassume far: |y| >= 1\nassume cb: |x - c| <= 1\n"
+       "assume low: |x| >= -4\n")
 
 
 @pytest.mark.parametrize("claim, status", [
@@ -63,6 +64,9 @@ ABS = ("let h: positive integer\nlet t: index 1..h\nreal g_t for t in 1..h\nlet 
     ("x < 1 + c by cb", "fails"),                      # x = c + 1
     ("y >= 1 by far", "fails"),                        # |y| >= 1 bounds y from no side
     ("y <= -1 by far", "fails"),
+    ("y^2 >= 1 by far", "holds"),                      # but its square from below
+    ("y^2 > 1 by far", "fails"),
+    ("x^2 >= 4 by low", "not holds"),                  # |x| >= -4 says nothing
 ])
 def test_an_absolute_bound_gives_both_sides(claim, status):
     assert_verdict(claim_link(ABS, claim), status, claim=claim)

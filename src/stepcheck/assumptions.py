@@ -296,7 +296,7 @@ def implied_facts(facts: list) -> list:
 def abs_sides(facts: list) -> list:
     """``|u| <= c`` (or ``<``, either way round) gives ``u <= c`` and ``-u <= c``: the two linear facts it is,
     which the readings of a fact at a sum's members and the orderings can add up (``Σ_t g_t >= -h`` under
-    ``|g_t| <= 1``)."""
+    ``|g_t| <= 1``); ``|u| >= c`` for a number ``c >= 0`` gives ``u^2 >= c^2``."""
     out = []
     for f in facts:
         if type(f) is not IneqFact or f.rel not in ("<", "<=", ">", ">="):
@@ -308,6 +308,10 @@ def abs_sides(facts: list) -> list:
             for side in (u, -u):
                 out.append(IneqFact(f.label, side, big, rel, free=f.free, distinct=f.distinct,
                                     text=f"{show(side)} {rel} {show(big)}, as `{f.text or f.label}` says"))
+        elif isinstance(big, sympy.Abs) and small.is_number and small.is_nonnegative:
+            u = big.args[0]  # c <= |u| for a number c >= 0: c^2 <= u^2 (not for c < 0, where it says nothing)
+            out.append(IneqFact(f.label, small ** 2, u ** 2, rel, free=f.free, distinct=f.distinct,
+                                text=f"{show(small ** 2)} {rel} {show(u ** 2)}, as `{f.text or f.label}` says"))
     return out
 
 
