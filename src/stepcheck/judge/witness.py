@@ -362,7 +362,7 @@ def _critical_assignments(res, syms, decls: Decls):
 
 def _roots_and_factors(expr, s):
     """(the real roots of a polynomial in ``s``, sorted, as rationals within 10^-40; its irreducible factors)
-    over QQ, or over the field of its coefficients (``4 sqrt(2)``: roots to 40 digits, each witness re-checked
+    over QQ, or over the field of its coefficients (``4 sqrt(2)``: roots to 30 digits, each witness re-checked
     exactly); None for no polynomial of degree 2 to MAX_DEGREE, no real root, or coefficients too large."""
     errors = (sympy.PolynomialError, sympy.polys.polyerrors.CoercionFailed, NotImplementedError, ValueError)
     if any(x.exp.is_negative for x in expr.atoms(sympy.Pow) if x.has(s)):
