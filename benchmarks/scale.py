@@ -236,7 +236,10 @@ cannot (`entry_1`, `entry_u`: a sum over 1..n split into its first term and the 
 `pm_one.step` and `a004_pm_one.step` list `linearity` among the rules of `Var(X_i) = 1` (the
 declaration's X_i^2 = 1 is applied inside E, and E[1] = 1 is linearity);
 `bad/no_real_value.step` is new, and the old tree holds its steps (sqrt(-4) sqrt(-9) = -6 through
-complex values), where this one refuses them (`E-undefined`).
+complex values), where this one refuses them (`E-undefined`); likewise `bad/infinite_mean.step`
+(`E[1/U] - E[1/U] = 0` for U ~ Uniform(0, 1), whose mean does not exist: the old tree holds it, this one
+refuses it); `a001_s2_flat.step` proves four cold-temperature limits the old tree left unknown, and
+`a001_s7_lipschitz.step` reports a bound's use of `n > 0` where the old tree named the range of i.
 
 The last rows say where the rest of the ≥ 5× would have to come from. The polynomial engine is not
 it: the whole ideal-membership work (expression to ring element, Gröbner basis, remainder, back to
