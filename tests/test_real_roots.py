@@ -183,3 +183,16 @@ def test_the_simplest_rational_between_two_numbers():
     assert _simplest(R(-5, 2), R(-2)) == R(-7, 3)
     assert _simplest(R(1), R(1) + R(1, 10**9)) == R(1000000002, 1000000001)
     assert _simplest(R(7, 2), None) == 4
+
+
+@pytest.mark.parametrize("decls, claim, status", [
+    # factored over the field of the square roots among the coefficients: (y - sqrt(2))^2 (y + 2 sqrt(2))
+    ("let y: positive real\n", "y^3 + 4 sqrt(2) >= 6 y", "holds"),
+    ("let x: real\n", "x^2 + 3 >= 2 sqrt(3) x", "holds"),                 # (x - sqrt(3))^2
+    ("let x, y: real\n", "x^2 + 2 y^2 >= 2 sqrt(2) x y", "holds"),         # (x - sqrt(2) y)^2
+    ("let y: positive real\n", "y^3 + 4 sqrt(2) > 6 y", "fails"),          # y = sqrt(2)
+    ("let x: real\n", "x^2 + 2 >= 3 sqrt(2) x", "fails"),
+    ("let x: real\n", "x^3 + 4 sqrt(2) >= 6 x", "fails"),                  # no sign of x: x = -4
+])
+def test_a_margin_with_square_roots_among_its_coefficients(decls, claim, status):
+    assert_verdict(claim_link(decls, claim), status, "inequality", claim)

@@ -308,6 +308,17 @@ def sign_proof(g, strict: bool, domain=symbol_domain) -> tuple[bool, set]:
         f = sympy.factor(sympy.together(g))
     except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
         return False, used
+    ok, used = _sign_of_factors(f, strict, domain)
+    # square roots of rationals among the coefficients: factored over the field they make too, so
+    # y^3 - 6 y + 4 sqrt(2) is (y - sqrt(2))^2 (y + 2 sqrt(2))
+    roots = sorted({p for p in g.atoms(sympy.Pow) if p.exp == sympy.Rational(1, 2) and p.base.is_Rational},
+                   key=sympy.default_sort_key)
+    if ok or not roots or len(roots) > 2:
+        return ok, used
+    try:
+        f = sympy.factor(sympy.together(g), extension=roots)
+    except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
+        return False, used
     return _sign_of_factors(f, strict, domain)
 
 
