@@ -243,3 +243,17 @@ def test_sums_over_pairs_of_distinct_members(extra, claim, status):
     text = "let n: positive integer\nreal h_i for i in 1..n\n" + extra + "step s: " + claim + "\n"
     link = check_text(text, "t.step").steps[0].links[0]
     assert link.status == status, (claim, link.status, link.message)
+
+
+@pytest.mark.parametrize("claim, status", [
+    # a term q (n - 1) + r beside a sum over 2..n (n - 1 members): q joins the sum, r stays outside
+    ("sum(k=2..n, w_k) < n by wle", "holds"),           # 1 (n - 1) + 1: Σ (1 - w_k) + 1 > 0
+    ("sum(k=2..n, w_k) < 2 n by wle", "holds"),         # 2 (n - 1) + 2
+    ("sum(k=2..n, w_k) < n - 1/2 by wle", "holds"),
+    ("sum(k=2..n, w_k) < n - 1 by wle", "fails"),       # every w_k = 1 (and n = 1: 0 < 0)
+    ("sum(k=2..n, w_k) <= n - 2 by wle", "fails"),
+    ("sum(k=3..n, w_k) < n - 1 by wle", "not holds"),   # 3..n is reversed at n = 1: its count n - 2 is -1 there
+])
+def test_a_term_divided_by_the_count_of_a_sum(claim, status):
+    assert_verdict(claim_link("let n: positive integer\nreal w_k for k in 2..n\nassume wle: w_k <= 1\n", claim),
+                   status, "termwise" if status == "holds" else None, claim)

@@ -58,6 +58,8 @@ def merge_sums(g, split_out=None):
                 if not sympy.fraction(q)[1].free_symbols & count.free_symbols and not q.has(DSum):
                     rest.remove(term)
                     body.append(q)
+            if len(count.free_symbols) == 1:  # n beside Σ_{k=2..n}: 1 (n - 1) + 1, the 1 staying outside
+                _divide(rest, body, count)
     for (bounds, excl), body in groups.items():  # a sum leaving out free indices of its range: q d + r
         if split_out is None or len(bounds) != 1 or not excl.args or len(set(excl.args)) != len(excl.args):
             continue
@@ -66,18 +68,24 @@ def merge_sums(g, split_out=None):
         if count.is_number or not count.is_nonnegative or len(count.free_symbols) != 1 \
                 or not all(split_out(e, (lo, hi)) for e in excl.args):
             continue
-        (name,) = count.free_symbols
-        for term in [t for t in rest if not t.has(DSum) and t.has(name)]:
-            try:
-                q, r = sympy.div(term, count, name)
-            except (sympy.PolynomialError, sympy.GeneratorsNeeded, NotImplementedError, ValueError, TypeError):
-                continue
-            if q != 0 and not q.has(name) and not r.has(name):
-                rest.remove(term)
-                rest.append(r)
-                body.append(q)
+        _divide(rest, body, count)
     merged = [DSum(_summand(Add(*body)), bounds, excl) for (bounds, excl), body in groups.items()]
     return Add(*rest, *merged)
+
+
+def _divide(rest: list, body: list, count) -> None:
+    """Each term of ``rest`` in the count's one name written ``q count + r`` (polynomial division in that name, q
+    and r free of it, q not 0): q joins the sum's ``body``, r stays in ``rest``."""
+    (name,) = count.free_symbols
+    for term in [t for t in rest if not t.has(DSum) and t.has(name)]:
+        try:
+            q, r = sympy.div(term, count, name)
+        except (sympy.PolynomialError, sympy.GeneratorsNeeded, NotImplementedError, ValueError, TypeError):
+            continue
+        if q != 0 and not q.has(name) and not r.has(name):
+            rest.remove(term)
+            rest.append(r)
+            body.append(q)
 
 
 def _summand(x):
