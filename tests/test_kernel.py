@@ -647,6 +647,38 @@ def test_groebner_stops_at_the_links_deadline():
     assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
 
 
+def test_factoring_a_margin_stops_at_the_links_deadline(monkeypatch):
+    """sympy's factor (Wang's algorithm draws random evaluation points) once ran for minutes on the margin of
+    E[(X + Y)^4] > (E[X] + E[Y])^4 in a full test run: sign_proof factors under the link's deadline."""
+    import signal
+    import time
+
+    import sympy
+
+    from stepcheck.kernel import calculus
+    from stepcheck.kernel import reduce as R
+    from stepcheck.terms.facts import Deadline, KernelLimit
+
+    x, y = sympy.symbols("x y", real=True)
+    g = x**2 * y**2 - 2 * x * y + 1 - x * y**3  # not proved by factor_terms: factor is reached
+    calls, finished = [], []
+
+    def slow(*a, **k):
+        calls.append(1)
+        time.sleep(5)
+        finished.append(1)
+        return a[0]
+
+    monkeypatch.setattr(calculus.sympy, "factor", slow)
+    with R.bounded_by(Deadline(0.5)):
+        with pytest.raises(KernelLimit, match="factoring a margin"):
+            calculus.sign_proof(g, strict=False)
+    assert calls and not finished  # stopped by the timer inside factor, not after it
+    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    monkeypatch.undo()
+    assert calculus.sign_proof(x**2 - 2 * x + 1, strict=False)[0]  # (x - 1)^2: no deadline in force, computed
+
+
 def test_visibly_squarefree_agrees_with_sqf_part():
     """The radical's cheap test: whenever it says square-free, sympy's sqf_part agrees (up to a constant)."""
     import random

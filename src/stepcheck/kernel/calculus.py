@@ -20,6 +20,7 @@ from sympy import Abs, Add, Dummy, Interval, Mul, Pow, oo
 from ..terms.facts import KernelLimit
 from ..terms.objects import SD, DSum, E, Var
 from .real_roots import polynomial_sign
+from .reduce import within_link_time
 
 
 # ---------------------------------------------------------------- intervals
@@ -305,7 +306,8 @@ def sign_proof(g, strict: bool, domain=symbol_domain) -> tuple[bool, set]:
     if ok or sympy.count_ops(g) > 200:
         return ok, used
     try:
-        f = sympy.factor(sympy.together(g))
+        with within_link_time("factoring a margin"):  # (sympy's factor cannot be stopped otherwise)
+            f = sympy.factor(sympy.together(g))
     except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
         return False, used
     ok, used = _sign_of_factors(f, strict, domain)
@@ -316,7 +318,8 @@ def sign_proof(g, strict: bool, domain=symbol_domain) -> tuple[bool, set]:
     if ok or not roots or len(roots) > 2:
         return ok, used
     try:
-        f = sympy.factor(sympy.together(g), extension=roots)
+        with within_link_time("factoring a margin"):
+            f = sympy.factor(sympy.together(g), extension=roots)
     except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
         return False, used
     return _sign_of_factors(f, strict, domain)

@@ -142,6 +142,12 @@ def _groebner(polys: list, gens: tuple, order):
         return groebner(polys, *gens, order=order, domain=QQ)
 
 
+def within_link_time(what: str):
+    """:func:`interrupted_at` the deadline of the link being proved (``bounded_by``), for a sympy computation
+    that can take minutes on an unlucky input (``factor``: Wang's algorithm draws its evaluation points)."""
+    return interrupted_at(_DEADLINE.get(), what)
+
+
 @contextmanager
 def interrupted_at(deadline, what: str):
     """Run the body under an interval timer (SIGALRM, in the main thread) that stops it at ``deadline`` with
