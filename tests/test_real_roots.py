@@ -196,3 +196,28 @@ def test_the_simplest_rational_between_two_numbers():
 ])
 def test_a_margin_with_square_roots_among_its_coefficients(decls, claim, status):
     assert_verdict(claim_link(decls, claim), status, "inequality", claim)
+
+
+def test_a_residual_over_many_square_roots_is_not_factored_by_the_witness_search(monkeypatch):
+    """Over QQ(sqrt 2, ..., sqrt 13) sympy's factoring took two minutes for one link (a primitive element of
+    degree 2^k): the witness search reads a residual over the field of at most two square roots."""
+    from stepcheck.judge import witness
+    from stepcheck.judge.witness import _roots_and_factors
+
+    x = sympy.Symbol("x", real=True)
+    r = [sympy.sqrt(k) for k in (2, 3, 5, 7, 11, 13)]
+    many = (x**2 + r[0] * x + r[1])**2 + (r[2] * x - r[3])**2 + r[4] * x**4 + r[5]
+    over_fields = []
+    inner = witness.sympy.Poly
+
+    def poly(*a, **k):
+        if k.get("extension"):
+            over_fields.append(a[0])
+            raise sympy.PolynomialError("not built in this test")  # (built, it took two minutes)
+        return inner(*a, **k)
+
+    monkeypatch.setattr(witness.sympy, "Poly", poly)
+    assert _roots_and_factors(sympy.expand(many), x) is None and not over_fields
+    monkeypatch.undo()
+    ends, factors = _roots_and_factors(sympy.expand((x**2 - r[0])**2 * (x - 2 * r[0])), x)
+    assert any(f.degree() == 1 for f in factors) and len(ends) == 3  # -2^(1/4), 2^(1/4), 2 sqrt(2)

@@ -360,6 +360,10 @@ def _critical_assignments(res, syms, decls: Decls):
                             yield {**sub, s: x}
 
 
+MAX_RADICALS = 2  # square roots among a residual's coefficients read over the field they make
+MAX_ALGEBRAIC_DEGREE = 8
+
+
 def _roots_and_factors(expr, s):
     """(the real roots of a polynomial in ``s``, sorted, as rationals within 10^-40; its irreducible factors)
     over QQ, or over the field of its coefficients (``4 sqrt(2)``: roots to 30 digits, each witness re-checked
@@ -372,11 +376,13 @@ def _roots_and_factors(expr, s):
     try:
         p = sympy.Poly(expr, s, domain=sympy.QQ)
     except errors:
+        if len({x for x in expr.atoms(sympy.Pow) if x.is_number and not x.is_Rational}) > MAX_RADICALS:
+            return None  # a field of many square roots: its primitive element's degree (2^k) makes factoring slow
         try:
             p = sympy.Poly(expr, s, extension=True)
         except errors:
             return None
-        if not p.domain.is_AlgebraicField:
+        if not p.domain.is_AlgebraicField or p.degree() > MAX_ALGEBRAIC_DEGREE:
             return None
     if not 2 <= p.degree() <= MAX_DEGREE or (p.domain.is_QQ and huge_coefficients(p)):
         return None  # (root isolation is exact: huge coefficients make it slow)
