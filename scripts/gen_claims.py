@@ -22,7 +22,11 @@ Every verdict comes from checking the files (``stepcheck.checker.check_file``):
   was shown false, with a re-checked witness), or a tagged statement of
   derivations/bad/ fails.  A tagged ``refute`` without ``# errata:`` shows a
   claim of the form "this does not follow" (independence is not needed ...):
-  when it holds, the claim is verified;
+  when it holds, the claim is verified.  A tagged statement of derivations/bad/
+  with a ``# verifies: WHY`` line decides a claim of the form "this derivation
+  fails": it is verified when the statement fails, or is rejected because a
+  mean it needs does not exist (``E-undefined``: "Cauchy ⇒ infinite variance,
+  the derivation fails");
 * unknown   -- a tagged statement is unknown (or a bad/ statement does not fail);
 * missing   -- no statement is tagged (the reason, when a file gives one).
 
@@ -47,6 +51,10 @@ DERIVATIONS = ROOT / "derivations"
 
 _TAG = re.compile(r"^\s*#\s*claim:\s*(?P<id>.+?)(?:\s+missing:\s*(?P<missing>.*))?\s*$")
 _ERRATA = re.compile(r"^\s*#\s*errata:\s*(?P<text>.*?)\s*$")
+_VERIFIES = re.compile(r"^\s*#\s*verifies:\s*(?P<text>.*?)\s*$")
+#: the errors that decide a "this derivation fails" claim (`# verifies:`): a certain verdict on the
+#: mathematics (a mean that does not exist), never an input slip such as a typo
+DECIDING_ERRORS = {"E-undefined"}
 _ROW = re.compile(r"^\|\s*(?P<id>\d{3} §[^|]*?)\s*\|\s*(?P<text>.*)\|\s*$")
 
 
@@ -60,6 +68,8 @@ class Decision:
     bad: bool
     errata: str = ""
     witness: str = ""
+    verifies: str = ""  # `# verifies:` text: a bad/ statement that decides a "this derivation fails" claim
+    codes: frozenset = frozenset()  # the error codes reported on the statement's lines
 
 
 @dataclass
@@ -84,7 +94,9 @@ class Claim:
 def _outcome(d: Decision) -> str:
     out = []
     for st, kind in zip(d.statuses, d.kinds):
-        if d.bad:
+        if d.bad and d.verifies:
+            out.append("verified" if st == "fails" or d.codes & DECIDING_ERRORS else "unknown")
+        elif d.bad:
             out.append("refuted" if st == "fails" else "unknown")
         elif kind == "refute":  # with `# errata:` the claim is what is refuted; else the claim is a non-implication
             out.append(("refuted" if d.errata else "verified") if st == "holds" else "unknown")
@@ -111,7 +123,7 @@ def read_claims() -> list[Claim]:
 
 
 def _statements(path: Path):
-    """(first line, [result names], kind) of every statement of the file, in order."""
+    """(first line, [result names], kind, last line) of every statement of the file, in order."""
     from stepcheck.parser import parse
     from stepcheck.syntax import Check, Simulate, Step, Table, check_name, table_cell_name
 
@@ -119,14 +131,14 @@ def _statements(path: Path):
     out = []
     for st in prog.statements:
         if isinstance(st, Step):
-            out.append((st.span.line, [st.name.name], st.kind))
+            out.append((st.span.line, [st.name.name], st.kind, st.span.end_line))
         elif isinstance(st, Simulate):
-            out.append((st.span.line, [st.name.name], "simulate"))
+            out.append((st.span.line, [st.name.name], "simulate", st.span.end_line))
         elif isinstance(st, Check):
-            out.append((st.span.line, [check_name(st)], "check"))
+            out.append((st.span.line, [check_name(st)], "check", st.span.end_line))
         elif isinstance(st, Table):
             out.append((st.span.line, [table_cell_name(st, r, c) for r, row in enumerate(st.rows, 1)
-                                       for c, _ in enumerate(row.cells, 1)], "check"))
+                                       for c, _ in enumerate(row.cells, 1)], "check", st.span.end_line))
     return out
 
 
@@ -143,7 +155,7 @@ def collect(report_of=None) -> list[Claim]:
     files = sorted(DERIVATIONS.glob("*.step")) + sorted((DERIVATIONS / "bad").glob("*.step"))
     for path in files:
         lines = path.read_text(encoding="utf-8").splitlines()
-        tags = []  # (line, id, errata)
+        tags = []  # (line, id, errata, verifies)
         for k, line in enumerate(lines, 1):
             m = _TAG.match(line)
             if not m:
@@ -155,31 +167,32 @@ def collect(report_of=None) -> list[Claim]:
             if m.group("missing") is not None:
                 by_id[cid].missing.append((f"{rel}:{k}", m.group("missing")))
                 continue
-            errata = ""
+            errata = verifies = ""
             for nxt in lines[k:k + 4]:
-                e = _ERRATA.match(nxt)
-                if e:
-                    errata = e.group("text")
-                    break
                 if not nxt.lstrip().startswith("#"):
                     break
-            tags.append((k, cid, errata))
+                e, v = _ERRATA.match(nxt), _VERIFIES.match(nxt)
+                errata, verifies = (e.group("text") if e else errata), (v.group("text") if v else verifies)
+            tags.append((k, cid, errata, verifies))
         if not tags:
             continue
         stmts = _statements(path)
         rep = report_of(path)
         results = {s.name: s for s in rep.steps}
-        for k, cid, errata in tags:
+        for k, cid, errata, verifies in tags:
             st = next((s for s in stmts if s[0] > k), None)
             if st is None:
                 raise SystemExit(f"{path.relative_to(ROOT)}:{k}: `# claim:` with no statement after it")
-            line, names, kind = st
+            line, names, kind, last = st
+            codes = frozenset(dg.code for dg in rep.diagnostics
+                              if dg.severity == "error" and dg.span is not None and line <= dg.span.line <= last)
             got = [results.get(n) for n in names]
             statuses = [g.status if g is not None else "unknown" for g in got]
             witness = next((lk.counterexample for g in got if g is not None for lk in g.links
                             if lk.counterexample), "")
             by_id[cid].decisions.append(Decision(path.relative_to(ROOT).as_posix(), line, names, statuses,
-                                                 [kind] * len(names), "bad" in path.parts, errata, witness))
+                                                 [kind] * len(names), "bad" in path.parts, errata, witness,
+                                                 verifies, codes))
     return claims
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -76,6 +75,17 @@ def test_outcomes_follow_the_statuses():
     assert GEN._outcome(D("f", 1, ["a"], ["simulated"], ["simulate"], False)) == "simulated"
     # a good file's failing statement never counts as a refutation
     assert GEN._outcome(D("f", 1, ["a"], ["fails"], ["step"], False)) == "unknown"
+    # `# verifies:` in bad/: "this derivation fails" is verified by a failure or by a mean that does not exist,
+    # never by another error (a typo) nor by a statement that holds
+    why = "the variance does not exist"
+    assert GEN._outcome(D("f", 1, ["a"], ["unknown"], ["step"], True, verifies=why,
+                          codes=frozenset({"E-undefined"}))) == "verified"
+    assert GEN._outcome(D("f", 1, ["a"], ["fails"], ["step"], True, verifies=why)) == "verified"
+    assert GEN._outcome(D("f", 1, ["a"], ["unknown"], ["step"], True, verifies=why,
+                          codes=frozenset({"E-unknown-name"}))) == "unknown"
+    assert GEN._outcome(D("f", 1, ["a"], ["holds"], ["step"], True, verifies=why)) == "unknown"
+    # without `# verifies:`, a mean that does not exist decides nothing
+    assert GEN._outcome(D("f", 1, ["a"], ["unknown"], ["step"], True, codes=frozenset({"E-undefined"}))) == "unknown"
 
 
 def test_unknown_claim_ids_are_refused(tmp_path, monkeypatch):

@@ -26,6 +26,7 @@ BAD = {
     "typo.step": (2, "mean_q", "unknown", "E-unknown-name", "unknown name `qq_i`"),
     "no_real_value.step": (2, "complex_product", "unknown", "E-undefined", "this expression has no real value"),
     "infinite_mean.step": (2, "cancel", "unknown", "E-undefined", "this mean does not exist"),
+    "a001_s12_heavy.step": (2, "unit_var", "unknown", "E-undefined", "this variance does not exist"),
     "wrong_step.step": (1, "var_sum", "fails", "E-fails", "this step does not hold"),
     "conditional_step.step": (1, "abs_is_x", "fails", "E-fails", "this step does not hold"),
     "jacobian_plus.step": (1, "jacobian", "fails", "E-fails", "this step does not hold"),

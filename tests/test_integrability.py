@@ -112,3 +112,82 @@ def test_the_verdict_agrees_with_numerical_integration(law, body, p):
         else:
             wide, wider = _cut(f, law, mpmath.mpf("1e-3"), 6), _cut(f, law, mpmath.mpf("1e-9"), 12)
             assert wider > 2 * wide, (body, p, wide, wider)
+
+
+# ------------------------------------------------------------------ heavy tails: Cauchy, Student's t
+
+HEAVY = ("let m: real\nlet g: positive real\nrandom X ~ Cauchy(0, 1)\nrandom Y ~ Cauchy(m, g)\n"
+         "random T ~ StudentT(3)\nrandom S ~ StudentT(5)\nrandom W ~ StudentT(2)\n")
+
+
+def _heavy(claim):
+    return check_text(HEAVY + claim + "\n", "t.step")
+
+
+@pytest.mark.parametrize("claim, title", [
+    ("step s: E[X] - E[X] = 0", "this mean does not exist"),          # E|X| = ∞: not even the mean
+    ("step s: Var(X) = Var(X)", "this variance does not exist"),
+    ("step s: E[Y] = m", "this mean does not exist"),                 # symbolic location and scale
+    ("step s: E[2 X + 1] = 2 E[X] + 1", "this mean does not exist"),
+    ("step s: E[X^2/(1 + X^2)^(1/2)] = E[X^2/(1 + X^2)^(1/2)]", "this mean does not exist"),  # grows like |x|
+    ("step s: Var(W) = Var(W)", "this variance does not exist"),      # k = 2 = ν
+    ("step s: E[T^3] = 0", "this mean does not exist"),               # k = 3 = ν: E|T|^3 = ∞
+    ("step s: Var(T^2) = Var(T^2)", "this variance does not exist"),
+    ("step s: E[exp(S)] - E[exp(S)] = 0", "this mean does not exist"),  # faster than every power
+    ("step s: Cov(X, 1) = 0", "this covariance does not exist"),
+    ("assume h: E[X] = 0", "this mean does not exist"),
+    ("check k: E[T^4] = 3", "this mean does not exist"),
+])
+def test_a_heavy_tailed_law_has_no_moment_from_its_tail_index_on(claim, title):
+    rep = _heavy(claim)
+    assert "E-undefined" in _codes(rep), claim
+    assert any(d.title == title for d in rep.diagnostics), [d.title for d in rep.diagnostics]
+    assert all(lk.status != "holds" for s in rep.steps for lk in s.links), claim
+
+
+@pytest.mark.parametrize("claim", [
+    "step s: E[X/(1 + X^2)] - E[X/(1 + X^2)] = 0",         # falls like 1/|x|: finite
+    "step s: E[sqrt(abs(X))] - E[sqrt(abs(X))] = 0",       # |x|^(1/2), 1/2 < 1
+    "step s: E[log(1 + X^2)] - E[log(1 + X^2)] = 0",       # a power of log alone: finite
+    "step s: E[exp(-X^2)] - E[exp(-X^2)] = 0",
+    "step s: Var(T) = 3",                                  # 2 < ν = 3
+    "step s: E[T] = 0",
+    "step s: E[S^4] = 25",                                 # 4 < ν = 5: 3 ν^2/((ν - 2)(ν - 4))
+    "step s: Var(S) = 5/3",
+    "step s: E[W] = 0",                                    # 1 < ν = 2
+])
+def test_a_heavy_tailed_mean_below_the_tail_index_is_checked(claim):
+    rep = _heavy(claim)
+    assert "E-undefined" not in _codes(rep), [d.title for d in rep.diagnostics]
+    assert [lk.status for s in rep.steps for lk in s.links] == ["holds"], claim
+
+
+C01 = Dist("Cauchy", (sympy.Integer(0), sympy.Integer(1)), "Cauchy(0, 1)")
+T3 = Dist("StudentT", (sympy.Integer(3),), "StudentT(3)")
+ON_HEAVY = [(C01, _X), (C01, sympy.sqrt(sympy.Abs(_X))), (C01, _X / (1 + _X ** 2)), (C01, sympy.log(1 + _X ** 2)),
+            (C01, _X ** 2 / (1 + _X ** 2)), (T3, _X), (T3, _X ** 2), (T3, sympy.Abs(_X) ** _H(3, 2)),
+            (T3, _X ** 3 / (1 + _X ** 2))]
+
+
+def _density(law):
+    if law is C01:
+        return lambda x: 1 / (mpmath.pi * (1 + x ** 2))
+    return lambda x: 6 * mpmath.sqrt(3) / (mpmath.pi * (3 + x ** 2) ** 2)  # Student's t, ν = 3
+
+
+@pytest.mark.parametrize("law, body", ON_HEAVY)
+@pytest.mark.parametrize("p", [1, 2])
+def test_the_heavy_tail_verdict_agrees_with_numerical_integration(law, body, p):
+    """Independent of the analysis: where it says infinite, ∫_{-R}^{R} |g|^p f grows past twice its size as
+    R goes from 10^3 to 10^9; where it says nothing, quadrature over the whole line converges."""
+    verdict = infinite_moment(body, p, {_X}, lambda a: law)
+    f = sympy.lambdify(_X, sympy.Abs(body) ** p, "mpmath")
+    dens = _density(law)
+    g = lambda x: f(x) * dens(x)  # noqa: E731
+    with mpmath.workdps(20):
+        if verdict is None:
+            value, err = mpmath.quad(g, [-mpmath.inf, -1, 0, 1, mpmath.inf], error=True)
+            assert mpmath.isfinite(value) and err < 1e-6 * (1 + abs(value)), (body, p, value, err)
+        else:
+            cut = lambda r: mpmath.quad(g, [-r, -1, 0, 1, r])  # noqa: E731
+            assert cut(mpmath.mpf(10) ** 9) > 2 * cut(mpmath.mpf(10) ** 3), (body, p)

@@ -1,5 +1,5 @@
 """E[g(X)] for X of a declared finite law with numeric parameters is the sum of g(x) P(X = x) over the
-support (distributions._finite_law_value): given to the kernel when a residual mentions it, and to the
+support (law_facts._finite_law_value): given to the kernel when a residual mentions it, and to the
 consistency check when an assumption does."""
 import pytest
 
@@ -244,7 +244,8 @@ def test_absolute_moments_agree_with_numerical_integration(law, j, k):
 def test_no_absolute_moment_where_the_formula_does_not_apply():
     import sympy
 
-    from stepcheck.distributions import Dist, abs_power
+    from stepcheck.distributions import Dist
+    from stepcheck.law_means import abs_power
 
     x, c = sympy.Symbol("x", real=True), sympy.Symbol("c", real=True)
     assert Dist("Normal", (sympy.Integer(1), sympy.Integer(1)), "t").abs_moment(0, 1) is None   # a mean

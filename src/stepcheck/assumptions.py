@@ -70,7 +70,7 @@ def _unconnected(state, facts) -> list[dict]:
 
 def _check_part(checker, new_label, facts):
     state = checker.state
-    from .distributions import higher_moment_facts
+    from .law_facts import higher_moment_facts
     from .link_cache import consistent
 
     facts = {**facts, **higher_moment_facts(state, facts)}
@@ -215,8 +215,9 @@ def _laws_disagree(state, facts):
             rvs = sorted((a for a in x.atoms(sympy.Symbol, sympy.Indexed) if lookup(state, a) is not None), key=str)
             if len(rvs) != 2 or x.has(E, Var, SD, Cov) or x.free_symbols - set(rvs) or not x.is_polynomial(*rvs):
                 continue
-            if any(not lookup(state, v).dist.numeric_params() for v in rvs):
-                continue
+            if any(not lookup(state, v).dist.numeric_params() or lookup(state, v).dist.tail_index is not None
+                   for v in rvs):
+                continue  # (a heavy-tailed law's moments of order ≥ its tail index are infinite)
             for w, z in (rvs, rvs[::-1]):
                 c = x.coeff(w)
                 g = sympy.expand(-(x - c * w) / c) if c.is_number and c != 0 else None

@@ -119,7 +119,7 @@ class Checker:
         self._prover = None
         self._link_defs: set = set()  # definitions the current link unfolds
         # the current link's side conditions: texts, (x, rel), {label: condition} of the assumptions discharging one
-        self._link_where, self._link_domain, self._link_gives = frozenset(), [], {}
+        self._link_where, self._link_domain, self._link_gives, self._link_unproved = frozenset(), [], {}, []
 
     # ------------------------------------------------------------ utilities
     def err(self, e: StepError):
@@ -415,7 +415,7 @@ class Checker:
         ok = True
         conds = []
         for node in [st.first] + [lk.rhs for lk in st.links]:
-            el.used_defs, el.conditions = set(), []
+            el.used_defs, el.conditions, el.unproved_means = set(), [], []
             try:
                 exprs.append(el.mexpr(node))
                 law_defined(state, el.conditions, node)  # a guard the declared laws break: E-undefined
@@ -424,7 +424,7 @@ class Checker:
                 exprs[len(defs):] = [None]
                 ok = False
             defs.append(set(el.used_defs))
-            conds.append(list(el.conditions))
+            conds.append((list(el.conditions), list(el.unproved_means)))
         guard, distinct = self._condition(st, el)
         res = StepResult(name, st.span, "step", "", "=", [], UNKNOWN)
         rels = [lk.rel for lk in st.links]
@@ -454,7 +454,8 @@ class Checker:
             else:
                 # under `for i != j` the link is checked as lhs (1 - δ_ij) = rhs (1 - δ_ij): the same claim
                 # where i ≠ j, and 0 = 0 where i = j (so no counterexample can put i = j)
-                both = conds[k] + [c for c in conds[k + 1] if c not in conds[k]]
+                both = conds[k][0] + [c for c in conds[k + 1][0] if c not in conds[k][0]]
+                self._link_unproved = conds[k][1] + [t for t in conds[k + 1][1] if t not in conds[k][1]]
                 where = [c for c in both if c[1] != DEFINED]  # guards (DEFINED) only keep witnesses in
                 # the link holds where both sides are defined: a name that must be positive there (log(a))
                 # is checked as a positive name, and the condition is shown with the result
@@ -559,7 +560,7 @@ class Checker:
         def judge():  # through the link cache (link_cache.py): an unchanged link in an unchanged scope is read
             j = judge_link(self.state, self.prover, lhs, rhs, lk.rel, cited, lk.has_by, self.deadline(),
                            cross_check=self.options.cross_check, seed_parts=(lr.lhs, lr.rhs, lr.index),
-                           where=self._link_where, domain=self._link_domain)
+                           where=self._link_where, domain=self._link_domain, unproved=self._link_unproved)
             self.diagnose(lr, lk, j, cited, cited_rules)
             return j
         judged(self, lr, lk, lhs, rhs, cited, judge)
@@ -568,7 +569,7 @@ class Checker:
         """Fill the link's result and diagnostics from the judge's judgement."""
         settle(lr, j.verdict)
         proof = j.proof
-        if j.outcome in ("contradiction", "unchecked-assumptions"):
+        if j.outcome in ("contradiction", "unchecked-assumptions", "mean-unchecked"):
             lr.message = j.message
             if j.outcome == "unchecked-assumptions":
                 fill_uses(self.state, lr, proof)

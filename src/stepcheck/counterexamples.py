@@ -115,7 +115,7 @@ def refute_step(checker, st) -> StepResult:
             code="E-refute-proved"))
         lr.seconds = time.perf_counter() - t0
         return res
-    fixed, blocked = _distributions(state, labels)
+    fixed, blocked = _distributions(state, labels, exprs=(lhs, rhs))
     if blocked:
         w = None
         reason = ", ".join(f"`{b}`" for b in blocked) + " has no finite model here (a continuous law, or parameters that are names)"

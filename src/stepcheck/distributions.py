@@ -22,7 +22,15 @@ law                    meaning                                    support
 ``Rademacher``         ±1 with probability 1/2 each               {-1, 1}
 ``DiscreteUniform(a, b)`` each integer a..b equally likely        {a, ..., b}
 ``Binomial(n, p)``     number of successes in n Bernoulli(p)      {0, ..., n}
+``Cauchy(x₀, γ)``      location x₀, scale γ: no finite mean       continuous
+``StudentT(ν)``        Student's t, ν a number: E|X|^k < ∞ iff    continuous
+                       k < ν
 =====================  =========================================  =================
+
+The two heavy-tailed laws (Cauchy, Student's t) have moments only below their
+tail index (1 for Cauchy, ν for t): the kernel is given only those, and
+:mod:`stepcheck.integrability` reports a mean that needs a higher one as one
+that does not exist.
 """
 from __future__ import annotations
 
@@ -33,10 +41,14 @@ from sympy import Integer, Rational
 
 from . import syntax as S
 from .errors import error
-from .law_means import abs_power, exp_linear
 
 MAX_SUPPORT = 10_000  # points in one variable's finite support
 FACT_MOMENTS = 4  # raw moments given to the kernel
+HEAVY = ("Cauchy", "StudentT")  # laws with a finite tail index: E|X|^k < ∞ only for k below it
+
+
+class NoMoment(ValueError):
+    """E[X^k] of a law whose moment of that order is infinite or undefined (Cauchy's mean)."""
 
 
 @dataclass
@@ -52,7 +64,22 @@ class Dist:
 
     @property
     def continuous(self) -> bool:
-        return self.name in ("Normal", "Uniform")
+        return self.name in ("Normal", "Uniform") + HEAVY
+
+    @property
+    def tail_index(self):
+        """The order from which E|X|^k is infinite (1 for Cauchy, ν for Student's t), or None: every moment
+        is finite."""
+        if self.name == "Cauchy":
+            return Integer(1)
+        if self.name == "StudentT":
+            return self.params[0]
+        return None
+
+    def has_moment(self, k) -> bool:
+        """Is E|X|^k finite?  (The tail index is a number: ``_validate`` requires it.)"""
+        a = self.tail_index
+        return a is None or bool(k < a)
 
     def conditions_at(self) -> list:
         """Every condition for the law to exist ((expr, rel) against 0), numbers included (the re-check
@@ -64,6 +91,8 @@ class Dist:
             return [(p[1] - p[0], ">" if self.name == "Uniform" else ">=")]
         if self.name in ("Bernoulli", "Binomial"):
             return [(p[-1], ">="), (1 - p[-1], ">=")]
+        if self.name in HEAVY:
+            return [(p[-1], ">")]
         return []
 
     def conditions(self) -> tuple:
@@ -79,7 +108,16 @@ class Dist:
         k = int(k)
         if k == 0:
             return Integer(1)
+        if not self.has_moment(k):
+            raise NoMoment(f"E[X^{k}] does not exist for {self.text} (E|X|^k is finite only for k < "
+                           f"{self.tail_index})")
         n = self.name
+        if n == "StudentT":
+            nu = self.params[0]
+            # E[X^k] = 0 for an odd k; ν^(k/2) Π_{j=1..k/2} (2j - 1)/(ν - 2j) for an even k < ν
+            if k % 2:
+                return Integer(0)
+            return sympy.Mul(nu ** (k // 2), *[Integer(2 * j - 1) / (nu - 2 * j) for j in range(1, k // 2 + 1)])
         if n == "Normal":
             mu, v = self.params
             # E[(mu + sigma Z)^k] = sum_j C(k, j) mu^(k-j) sigma^j E[Z^j], E[Z^j] = (j-1)!! for even j
@@ -183,6 +221,8 @@ class Dist:
             return [(p[0], None, True)]
         if self.name == "Uniform":
             return [((p[0] + p[1]) / 2, None, True)]
+        if self.name in HEAVY:  # a density positive on the whole line
+            return [(p[0] if self.name == "Cauchy" else Integer(0), None, True)]
         return []
 
     def support(self):
@@ -222,6 +262,8 @@ class Dist:
             return sup
         if not self.numeric_params():
             return None
+        if self.name == "StudentT":
+            return self._t_surrogate()
         if self.name == "Normal":
             mu, v = self.params
             if not v.is_positive:
@@ -236,8 +278,28 @@ class Dist:
             return [(c - d, Rational(5, 18)), (c, Rational(8, 18)), (c + d, Rational(5, 18))]
         return None
 
+    def _t_surrogate(self):
+        """A finite law with the moments of Student's t the kernel is given (those of order < ν, at most
+        FACT_MOMENTS): 0 and ±√(m4/m2) with m2²/m4 for both when ν > 4 (m2 = ν/(ν - 2), m4 = 3ν²/((ν - 2)(ν - 4)));
+        ±√m2 when 2 < ν ≤ 4 (odd moments 0); ±1 when 1 < ν ≤ 2 (the mean alone); None for ν ≤ 1 (none)."""
+        nu = self.params[0]
+        half = Rational(1, 2)
+        if nu > 4:
+            m2, m4 = self.moment(2), self.moment(4)
+            a, w = sympy.sqrt(m4 / m2), m2**2 / m4
+            return [(-a, w / 2), (Integer(0), 1 - w), (a, w / 2)]
+        if nu > 2:
+            a = sympy.sqrt(self.moment(2))
+            return [(-a, half), (a, half)]
+        if nu > 1:
+            return [(Integer(-1), half), (Integer(1), half)]
+        return None
+
     def cdf(self, x):
-        """P(X <= x) for a continuous law (exact sympy expression)."""
+        """P(X <= x) for a continuous law (exact sympy expression); Student's t has none here (ValueError)."""
+        if self.name == "Cauchy":
+            x0, g = self.params
+            return sympy.Rational(1, 2) + sympy.atan((x - x0) / g) / sympy.pi
         if self.name == "Normal":
             mu, v = self.params
             return (1 + sympy.erf((x - mu) / sympy.sqrt(2 * v))) / 2
@@ -296,10 +358,17 @@ class Dist:
         if n == "Binomial":
             nn, p = int(ps[0]), ps[1]
             return lambda rng, shape: rng.binomial(nn, p, shape).astype(float)
+        if n == "Cauchy":
+            x0, g = ps
+            return lambda rng, shape: x0 + g * rng.standard_cauchy(shape)
+        if n == "StudentT":
+            nu = ps[0]
+            return lambda rng, shape: rng.standard_t(nu, shape)
         raise ValueError(n)
 
 
-ARITY = {"Normal": 2, "Uniform": 2, "Bernoulli": 1, "Rademacher": 0, "DiscreteUniform": 2, "Binomial": 2}
+ARITY = {"Normal": 2, "Uniform": 2, "Bernoulli": 1, "Rademacher": 0, "DiscreteUniform": 2, "Binomial": 2,
+         "Cauchy": 2, "StudentT": 1}
 PARAM_TEXT = {
     "Normal": "Normal(μ, σ²) (mean and VARIANCE)",
     "Uniform": "Uniform(a, b)",
@@ -307,6 +376,8 @@ PARAM_TEXT = {
     "Rademacher": "Rademacher",
     "DiscreteUniform": "DiscreteUniform(a, b)",
     "Binomial": "Binomial(n, p)",
+    "Cauchy": "Cauchy(x₀, γ) (location and scale)",
+    "StudentT": "StudentT(ν) (ν degrees of freedom, a number)",
 }
 
 
@@ -332,6 +403,11 @@ def _validate(name, args, node):
         n = args[0]
         if not (n.is_integer and n.is_positive):
             bad("n must be a positive whole number (a name: declare it `positive integer`)")
+    if name == "Cauchy" and args[1].is_positive is False:
+        bad("the scale γ must be positive")
+    if name == "StudentT" and not (args[0].is_Rational and args[0] > 0):
+        # a number: which moments exist (k < ν) must be decided when a mean is read
+        bad("the degrees of freedom ν must be a positive number (a whole number or a fraction)")
     if name == "DiscreteUniform":
         a, b = args
         if not (a.is_integer and b.is_integer):  # a real bound a = 1/2 would make E[D] = (a + b)/2 false
@@ -422,8 +498,10 @@ def declare(state, st: S.Random) -> list[LawDecl]:
     el = Elaborator(state.scope)
     args = [el.expr(a) for a in d.args] if isinstance(d, S.Call) else []
     dist = make(d, args)
-    mean, var = dist.mean, dist.variance
-    moments = {k: dist.moment(k) for k in range(2, FACT_MOMENTS + 1)}
+    # a heavy-tailed law gives only the moments below its tail index (none for Cauchy)
+    mean = dist.mean if dist.has_moment(1) else None
+    var = dist.variance if dist.has_moment(2) else None
+    moments = {k: dist.moment(k) for k in range(2, FACT_MOMENTS + 1) if dist.has_moment(k)}
     out = []
     for nm in st.names:
         label = f"{nm.name} ~ {state.src(d.span).lstrip('~ ') or dist.name}"
@@ -438,8 +516,8 @@ def declare(state, st: S.Random) -> list[LawDecl]:
         else:
             x, free = state.scope.symbols[nm.name], ()
             name, declared = nm.name, Declared(dist, label, None, x)
-        facts = [EqFact(label, E(x), mean, free=free, text=f"E[{nm.name}] = {_param_text(mean)}"),
-                 EqFact(label, Var(x), var, free=free, text=f"Var({nm.name}) = {_param_text(var)}")]
+        facts = [EqFact(label, E(x), mean, free=free, text=f"E[{nm.name}] = {_param_text(mean)}")] * (mean is not None)
+        facts += [EqFact(label, Var(x), var, free=free, text=f"Var({nm.name}) = {_param_text(var)}")] * (var is not None)
         for k, m in moments.items():
             facts.append(EqFact(label, E(x**k), m, free=free, text=f"E[{nm.name}^{k}] = {_param_text(m)}"))
         # on every outcome: R^2 = 1 for a Rademacher R, B^2 = B for a Bernoulli B (kernel/surely.py applies
@@ -452,8 +530,10 @@ def declare(state, st: S.Random) -> list[LawDecl]:
         # declaration for every link, those about p alone too (p - p^2 >= 0)
         where = [_bound_fact(label, c, rel) for c, rel in dist.conditions()]
         facts += where
-        shown = [f"E = {_param_text(mean)}", f"Var = {_param_text(var)}"] + \
-            [f"E[X^{k}] = {_param_text(m)}" for k, m in moments.items()] + [f.text for f in where] + \
+        shown = [f"E = {_param_text(mean)}"] * (mean is not None) + [f"Var = {_param_text(var)}"] * (var is not None) + \
+            [f"E[X^{k}] = {_param_text(m)}" for k, m in moments.items()] + \
+            [f"E|X|^k = ∞ for k ≥ {_param_text(dist.tail_index)}"] * (dist.tail_index is not None) + \
+            [f.text for f in where] + \
             ([f"{nm.name}^2 = {nm.name if surely == x else 1}"] if surely is not None else [])  # on every outcome
         out.append(LawDecl(name, nm.name, declared, label, facts, d.span,
                            AssumptionInfo(label, "distribution", shown, ["distribution"], d.span), index))
@@ -494,118 +574,3 @@ def record(state, st: S.Random, rep) -> None:
         state.fact_kinds[law.label] = "distribution"
         state.labels_span[law.label] = law.span
         rep.assumptions.append(law.info)
-
-
-RANDOM_ATOMS = (sympy.Symbol, sympy.Indexed)
-MAX_LAW_TERMS = 64  # support points summed for E[g(X)] of a finite law
-_ELEMENTARY = (sympy.Add, sympy.Mul, sympy.Pow, sympy.Symbol, sympy.Indexed, sympy.IndexedBase, sympy.Number,
-               sympy.NumberSymbol)
-
-
-def _finite_law_value(state, g):
-    """(the law, E[g(X)]) when X is the one random variable in ``g``, its declared law is finite with
-    numeric parameters, and ``g`` is elementary (no moment, sum or limit inside); else (None, None).
-
-    The value is the sum of g(x) P(X = x) over the support (the law of the unconscious statistician).
-    A point of probability 0 is left out.  Each other term must be a real number, or have a real value for
-    every real value of the deterministic names in it (exp(c), c^2): a term that has no real value, or one
-    only for some values of a name (1/(c + 1)), gives no fact."""
-    rv = {x for x in g.atoms(sympy.Symbol) if x in state.scope.random_symbols}
-    rv |= {x for x in g.atoms(sympy.Indexed)
-           if str(x.base.label) in state.scope.families and state.scope.families[str(x.base.label)].random}
-    rv |= {x for x in g.atoms(sympy.Function) if type(x).__name__ == "FamilyExtremum"}  # max(q) of a family
-    if len(rv) != 1 or not isinstance(next(iter(rv)), RANDOM_ATOMS):
-        return None, None
-    (x,) = rv
-    dec = lookup(state, x)
-    if dec is not None and dec.dist.continuous:  # E[exp(a X + b)]: the moment generating function
-        got = exp_linear(g, x)
-        value = dec.dist.exp_moment(got[0]) if got is not None else None
-        if got is None and (jk := abs_power(g, x)) is not None:  # E[X |X|], E|X|^3: absolute moments
-            return (dec, value) if (value := dec.dist.abs_moment(*jk)) is not None else (None, None)
-        return (dec, sympy.exp(got[1]) * value) if value is not None else (None, None)
-    sup = dec.dist.support() if dec is not None else None
-    if sup is None or len(sup) > MAX_LAW_TERMS:
-        return None, None
-    if not all(isinstance(h, _ELEMENTARY) or type(h).__module__.startswith("sympy.functions.elementary")
-               for h in sympy.preorder_traversal(g)):
-        return None, None
-    total = Integer(0)
-    for v, p in sup:
-        if p == 0:
-            continue
-        if _huge_at(g, x, v):
-            return None, None
-        t = g.xreplace({x: v})
-        if not (t.is_extended_real and t.is_finite if t.is_number else _total(t)):
-            return None, None
-        total += p * t
-    return dec, sympy.expand(total)
-
-
-MAX_POWER = 10**4  # an integer power computed exactly at a support point (2^(2^40) would not fit in memory)
-
-
-def _huge_at(g, x, v) -> bool:
-    """Would ``g`` at x = v hold a power with an exponent past MAX_POWER (decided before sympy computes it)?"""
-    with sympy.evaluate(False):
-        t = g.xreplace({x: v})
-    for node in sympy.preorder_traversal(t):
-        if isinstance(node, sympy.Pow) and node.base.is_number:  # (exp(10^8) stays a symbol: harmless)
-            e = node.exp
-            if e.is_number and abs(sympy.N(e, 15)) > MAX_POWER:
-                return True
-    return False
-
-
-_TOTAL = (sympy.exp, sympy.sin, sympy.cos, sympy.tanh, sympy.sinh, sympy.cosh, sympy.atan, sympy.Abs, sympy.sign,
-          sympy.Max, sympy.Min, sympy.Add, sympy.Mul, sympy.Symbol, sympy.Indexed, sympy.IndexedBase)
-
-
-def _total(t) -> bool:
-    """Whether ``t`` has a real value for every real value of its names (1/(c + 1) has not)."""
-    for h in sympy.preorder_traversal(t):
-        if isinstance(h, sympy.Number):
-            ok = h.is_finite
-        elif isinstance(h, sympy.Pow):
-            ok = (h.exp.is_Integer and h.exp >= 0) or (h.base.is_number and h.base.is_positive)
-        else:
-            ok = isinstance(h, _TOTAL) or h.is_number and h.is_extended_real and h.is_finite
-        if not ok:
-            return False
-    return True
-
-
-def higher_moment_facts(state, facts: dict) -> dict:
-    """The declared laws' own values that ``facts`` mention (for the kernel, and the consistency check):
-    the moments E[X^k], k > FACT_MOMENTS, and E[g(X)] of a finite law (:func:`_finite_law_value`).
-
-    The kernel is given the first FACT_MOMENTS moments of a law; an
-    assumption about a higher one (``E[X^6] = 5`` for a Rademacher X), or
-    about ``E[1/(1 + B)]`` for a Bernoulli B, is checked against the law's
-    exact value too.  Returns {law label: [facts]}.
-    """
-    from .terms.facts import EqFact
-    from .terms.objects import E, as_expr
-
-    out: dict = {}
-    for fs in facts.values():
-        for f in fs:
-            if not isinstance(f, EqFact):
-                continue
-            for a in (as_expr(f.lhs) - as_expr(f.rhs)).atoms(E):
-                g = a.args[0]
-                free = tuple(s for s in g.free_symbols if s in state.scope.index_ranges)
-                if isinstance(g, sympy.Pow) and g.exp.is_Integer and g.exp > 0 and isinstance(g.base, RANDOM_ATOMS):
-                    dec = lookup(state, g.base)
-                    if dec is None or not FACT_MOMENTS < int(g.exp) <= 64:
-                        continue
-                    fact = EqFact(dec.label, a, dec.dist.moment(int(g.exp)), free=free, text=f"{a} = law moment")
-                else:  # E[g(X)] for X of a finite law: the sum over its support
-                    dec, value = _finite_law_value(state, g)
-                    if dec is None:
-                        continue
-                    fact = EqFact(dec.label, a, value, free=free, text=f"{a} = sum over the law's support")
-                if fact not in out.setdefault(dec.label, []):
-                    out[dec.label].append(fact)
-    return {lab: list(facts.get(lab, [])) + fs for lab, fs in out.items()}

@@ -98,6 +98,7 @@ class Elaborator(DomainConditions):
         self.bound_ranges: dict = {}  # summation index (a Dummy) -> (lo, hi, span of the sum)
         self.range_guards: set = set()  # the guards of free indices' ranges (:meth:`free_index`): never shown
         self.reasons: dict = {}  # (x, rel) -> why, where the condition is not a function's domain (s_2: n ≥ 2)
+        self.unproved_means: list = []  # means on a heavy-tailed law not shown to exist (finite_moments): texts
 
     def use_definition(self, d: Definition, indices):
         """A definition's body at ``indices``, with the side conditions of the body (`define r = sqrt(x)`:

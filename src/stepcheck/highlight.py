@@ -25,6 +25,7 @@ KEYWORDS = ("by", "under", "for", "in", "within", "relative", "where", "with", "
 TYPES = ("positive", "nonnegative", "integer", "real", "index", "matrix")
 BUILTINS = ("E", "Var", "Cov", "SD", "P", "sqrt", "exp", "log", "ln", "tanh", "abs", "max", "min", "softmax", "diff",
             "limit", "argmax", "argmin", "sum", "prod", "delta", "Normal", "Rademacher", "Bernoulli", "Uniform",
+            "DiscreteUniform", "Binomial", "Cauchy", "StudentT",
             "oo", "float16", "float32", "float64")
 _ID = r"[^\W\d][\w']*"
 

@@ -17,7 +17,14 @@ are finite sums, and a value it cannot take is a guard's business):
 * the **tails** of a Normal(μ, σ²) with a number σ², for a body with an
   exponential of a polynomial of degree ≥ 2 in the variable, or of another
   exponential of it, or a power with it in the exponent: infinite where
-  ``log |g|^p / x^2`` tends to more than ``1 / (2 σ²)`` (``E[exp(Z^2)]``).
+  ``log |g|^p / x^2`` tends to more than ``1 / (2 σ²)`` (``E[exp(Z^2)]``);
+* the **tails** of a heavy-tailed law (Cauchy, Student's t with ν degrees of
+  freedom; tail index a = 1 or ν), whose density falls like ``|x|^-(a+1)``:
+  where the body grows like ``C |x|^r`` (C ≠ 0) at +∞ or -∞, ``E|g|^p`` is
+  infinite iff ``p r ≥ a`` (``E[X]`` and ``Var(X)`` of a Cauchy X; ``Var(T)``
+  for ``T ~ StudentT(2)``); with powers of ``log |x|`` beside it, only
+  ``p r > a`` is decided; a body growing faster than every power
+  (``exp(X)``) is infinite.
 
 Anything else (several variables, symbolic singular points, sympy unable to
 tell) is undecided and says nothing: the mean is taken to exist, as the
@@ -36,7 +43,7 @@ _GROWTH = (sympy.exp, sympy.cosh, sympy.sinh)
 
 def support(dist):
     """The interval of a continuous law's density, or None."""
-    if dist.name == "Normal":
+    if dist.name == "Normal" or dist.tail_index is not None:
         return sympy.Interval(-oo, oo)
     if dist.name == "Uniform" and all(p.is_number for p in dist.params):
         return sympy.Interval(dist.params[0], dist.params[1])
@@ -63,7 +70,8 @@ def infinite_moment(body, p: int, randoms: set, law_of) -> str | None:
     if v not in g.free_symbols:
         return None
     try:
-        why = _pole(g, v, p, iv) or (_tail(g, v, p, dist) if dist.name == "Normal" else None)
+        why = _pole(g, v, p, iv) or (_tail(g, v, p, dist) if dist.name == "Normal" else
+                                     _heavy_tail(g, v, p, dist) if dist.tail_index is not None else None)
     except (ArithmeticError, TypeError, ValueError, NotImplementedError, AttributeError, RecursionError,
             sympy.PoleError, sympy.PolynomialError):
         return None
@@ -113,3 +121,90 @@ def _tail(g, v, p, dist):
             return (f"as {{x}} → {'' if end == oo else '-'}∞ it grows faster than the Normal density "
                     f"exp(-{{x}}^2/{scale}) falls")
     return None
+
+
+def _heavy_tail(g, v, p, dist):
+    """Why E|g(X)|^p is infinite in a tail of a law whose density falls like |x|^-(a+1), or None."""
+    a = dist.tail_index
+    t = Dummy("t", positive=True)
+    for end in (oo, -oo):
+        at = g.xreplace({v: (1 if end == oo else -1) / t})  # x = ±1/t, t → 0+
+        try:
+            coeff, e = at.leadterm(t)
+        except (ValueError, NotImplementedError, TypeError, sympy.PoleError):
+            coeff = e = None
+        logs = coeff is not None and coeff.has(sympy.log(t))
+        if logs:  # C log(t)^m: only the power decides, and only strictly
+            coeff = sympy.Poly(coeff, sympy.log(t)).LC()
+        if coeff is None or not (e.is_number and e.is_real) or coeff.has(v, t) or coeff.is_zero is not False:
+            rate = _growth_rate(g, v, end)
+            if rate is oo:
+                side = "" if end == oo else "-"
+                return f"as {{x}} → {side}∞ it grows faster than every power of {{x}}, and {_heavy_text(dist)}"
+            continue
+        if coeff.is_extended_real is False or (coeff.is_number and sympy.im(coeff).is_zero is False):
+            continue
+        r = -e  # |g| ~ |C| |x|^r
+        if ((p * r > a) if logs else (p * r >= a)) == sympy.true:
+            side = "" if end == oo else "-"
+            grows = "|{x}|" if r == 1 else f"|{{x}}|^{show(r) if r.is_Integer else '(' + show(r) + ')'}"
+            return f"as {{x}} → {side}∞ it grows like {grows}, and {_heavy_text(dist)}"
+    return None
+
+
+def _heavy_text(dist) -> str:
+    a = dist.tail_index
+    b = show(a + 1) if (a + 1).is_Integer else f"({show(a + 1)})"
+    return f"{{x}} ~ {dist.text} has E|{{x}}|^k = ∞ for every k ≥ {show(a)} (its density falls like 1/|{{x}}|^{b})"
+
+
+def _growth_rate(g, v, end):
+    """lim log|g| / log|x| at ``end`` (oo for growth faster than every power), or None when sympy cannot tell."""
+    try:
+        return sympy.limit(sympy.log(g**2) / sympy.log(v**2), v, end)
+    except (ValueError, NotImplementedError, TypeError, sympy.PoleError, ArithmeticError):
+        return None
+
+
+def unproved_heavy_mean(body, p: int, randoms: set, law_of) -> str | None:
+    """Why the finiteness of ``E|body|^p`` is not shown, where it rests on a heavy-tailed law, or None.
+
+    A mean of one variable is :func:`infinite_moment`'s business (infinite where certain, else taken to
+    exist).  A body of several random variables, one of them of a law with a finite tail index (Cauchy,
+    Student's t), is shown finite only as a polynomial whose every monomial ``Π X_i^(e_i)`` has
+    ``Σ_i p e_i / a_i < 1`` (``a_i`` the tail index, ∞ for every other law or none), a sum (a ``Sum`` too) where
+    each term is: Hölder's inequality then
+    bounds ``E|monomial|^p`` by a product of finite moments, whatever the dependence.  Otherwise the mean may
+    not exist (``E[C T]`` for independent Cauchy C and Student T is ∞): the link is not checked."""
+    heavy = [x for x in randoms if law_of(x) is not None and law_of(x).tail_index is not None]
+    if not heavy or (len(randoms) == 1 and not body.has(sympy.Sum)):
+        return None
+    laws = "; ".join(f"{show(x)} ~ {law_of(x).text} has finite moments only of order below {show(law_of(x).tail_index)}"
+                     for x in sorted(heavy, key=sympy.default_sort_key))
+    return _unshown(body, p, sorted(randoms, key=sympy.default_sort_key), law_of, laws)
+
+
+def _unshown(body, p, randoms, law_of, why):
+    """Why ``E|body|^p`` is not shown finite by Hölder, term by term: ``E|a + b|^p <= 2^(p-1) (E|a|^p + E|b|^p)``,
+    so a sum (a ``Sum`` over a range too) is finite where each of its terms is."""
+    for term in sympy.Add.make_args(sympy.expand(body) if not body.has(sympy.Sum) else body):
+        inside = [x for x in randoms if term.has(x)]
+        if not inside:
+            continue
+        coeff, rest = term.as_independent(*inside, as_Add=False)
+        if isinstance(rest, sympy.Sum) and not coeff.has(sympy.Sum):
+            got = _unshown(rest.function, p, [x for x in randoms if rest.function.has(x)], law_of, why)
+            if got is not None:
+                return got
+            continue
+        if rest.has(sympy.Sum) or not rest.is_polynomial(*inside):
+            return f"{why}; such a mean is shown finite only for a sum of polynomials in the random variables"
+        ranks = [law_of(x).tail_index if law_of(x) is not None else None for x in inside]
+        for mon in sympy.Poly(rest, *inside).monoms():
+            load = sum((p * e / a for e, a in zip(mon, ranks) if e and a is not None), sympy.Integer(0))
+            if (load < 1) != sympy.true:
+                return (f"{why}; E|{show(rest)}|{'^' + str(p) if p != 1 else ''} is shown finite only where "
+                        f"Σ p·e/a < 1 over its factors X^e, a the order X's moments stay below (Hölder): "
+                        f"here {show(load)}")
+    return None
+

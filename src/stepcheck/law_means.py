@@ -65,4 +65,4 @@ def _mean_of_one(h, v, law):
     if jk is not None:
         return law.abs_moment(*jk)
     b, e = h.as_base_exp()
-    return law.moment(int(e)) if b == v and e.is_Integer and 0 < e <= 64 else None
+    return law.moment(int(e)) if b == v and e.is_Integer and 0 < e <= 64 and law.has_moment(int(e)) else None

@@ -296,7 +296,10 @@ class Values:
         tot = Integer(0)
         for mon, coeff in terms:
             part = coeff
-            for d, e in zip(laws, mon):
+            for v, d, e in zip(vs, laws, mon):
+                if e and not d.has_moment(e):
+                    raise NumericUnknown(f"E[{show(y)}] needs E[{show(v ** e)}], which is infinite or undefined "
+                                         f"for `{v} ~ {d.text}` (E|{v}|^k < ∞ only for k < {d.tail_index})")
                 if e:
                     part *= d.moment(e)
             tot += part
@@ -323,6 +326,9 @@ class Values:
             return tot
         if len(vs) == 1 and laws[0].continuous:
             v, d = vs[0], laws[0]
+            if d.name == "StudentT":
+                raise NumericUnknown(f"the probability of an event about `{v} ~ {d.text}`: Student's t has no "
+                                     "closed-form distribution function here")
             x = sympy.Dummy("x", real=True)
             ev = event.xreplace({v: x})
             try:

@@ -191,7 +191,7 @@ def _render_link(
             out.extend(_indent(d.render(sources, color=p.color), len(sub)))
         if link.message and not link.diagnostics and link.status != SIMULATED \
                 and not _mentioned(link.message, link.diagnostics):
-            out.append(sub + link.message)
+            out.extend(sub + t for t in wrap_lines([link.message], WRAP - len(sub)))
         if link.residual and not _mentioned(clip(link.residual), link.diagnostics):
             out.extend(sub + t for t in wrap_lines(["residual: " + clip(link.residual)], WRAP - len(sub)))
     if link.counterexample and not _mentioned(link.counterexample, link.diagnostics):

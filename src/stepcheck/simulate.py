@@ -251,6 +251,8 @@ class _Tails:
         ps = [float(p) for p in d.params]
         if d.name == "Normal":
             return -math.inf, math.inf, EXPONENTIAL
+        if d.tail_index is not None:  # Cauchy, Student's t: only the moments below the tail index
+            return None
         lo, hi = {"Uniform": (ps[:2] or [0, 0]), "Bernoulli": (0.0, 1.0), "Rademacher": (-1.0, 1.0),
                   "DiscreteUniform": (ps[:2] or [0, 0]), "Binomial": (0.0, ps[0] if ps else 0.0)}[d.name]
         return float(lo), float(hi), BOUNDED

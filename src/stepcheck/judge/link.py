@@ -16,6 +16,7 @@ from ..terms.facts import EqFact, IneqFact
 from ..terms.objects import E
 from ..terms.printer import show
 from . import EXACT, KERNEL, UNDECIDED, WITNESS, Verdict, proved
+from . import heavy
 from . import refuters as cx
 from .attribution import attribute
 from .recheck import Point, confirms
@@ -46,11 +47,12 @@ BY_HELP = ("the counterexample satisfies what `by` cites; if the step follows fr
 
 
 def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, deadline, *,
-               cross_check: bool = True, seed_parts=(), where=frozenset(), domain=()) -> LinkJudgement:
+               cross_check: bool = True, seed_parts=(), where=frozenset(), domain=(), unproved=()) -> LinkJudgement:
     """``where``: the link's own side conditions (texts); a step proved under conditions it lacks is no fact
     here (``sqrt(x^2) = sqrt(x)^2`` holds where x ≥ 0; as ``sqrt(x^2) = x`` it would prove |x| = x).
     ``domain``: the same conditions as (expression, relation to 0); a witness outside them refutes nothing
-    (``|s_i| = sqrt(s_i)^2`` at s_i = -1), so every witness must satisfy them too."""
+    (``|s_i| = sqrt(s_i)^2`` at s_i = -1), so every witness must satisfy them too.  ``unproved``: means on a
+    heavy-tailed law the sides hold as written that are not shown to exist (the link is not checked)."""
     defined = domain_facts(domain, prover.decls)
     conditional = {lab: sorted(c - where) for lab, c in state.step_conditions.items() if not c <= where}
     all_labels = [lab for lab in state.relevant(lhs, rhs) if lab not in conditional]
@@ -64,6 +66,12 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
     if state.contradiction & set(candidates):
         return LinkJudgement(UNDECIDED, "contradiction",
                              message="rests on contradictory assumptions: " + ", ".join(sorted(state.contradiction)))
+    # E[C T] of a Cauchy C: the kernel would factor it (``unproved``: as written, before sympy cancelled any)
+    unproved = list(unproved) or heavy.unproved_means(state, lhs, rhs)
+    if unproved:
+        return LinkJudgement(UNDECIDED, "mean-unchecked", message="not checked: " + "; ".join(unproved))
+    # a fact such as Y = C T would put a mean that may not exist into E[Y]: not a candidate
+    candidates = [c for c in candidates if c not in heavy.raw_heavy_facts(state, candidates)]
     proof = attribute(prover, lhs, rhs, candidates, rel, deadline)
     higher, coarse = _with_higher_moments(state, prover, proof), frozenset()
     if higher is not None:  # E[Z^6] for Z ~ Normal(0, 1): the law's own moment, given when the residual has it
@@ -172,7 +180,7 @@ def _with_higher_moments(state, prover, proof):
         return None
     from collections import ChainMap
 
-    from ..distributions import higher_moment_facts
+    from ..law_facts import higher_moment_facts
     from ..kernel import LinkProver
 
     extra = higher_moment_facts(state, {"": [EqFact("", proof.residual, Integer(0))]})

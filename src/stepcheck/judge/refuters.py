@@ -20,6 +20,7 @@ import time
 import zlib
 from dataclasses import dataclass
 
+import sympy
 from sympy import Rational
 
 from ..terms.printer import show
@@ -32,14 +33,25 @@ CROSS_SECONDS = 0.3  # time per accepted link (at most; within the link's deadli
 # ------------------------------------------------------------------ helpers
 
 
-def _distributions(state, labels, surrogate: bool = False):
+def _distributions(state, labels, surrogate: bool = False, exprs=()):
     """(fixed marginals for finite declared distributions, labels with no finite model).
 
     ``surrogate``: a continuous law is replaced by a finite one with the same
     moments (all the kernel knows of it), as the cross-check may do; a
     counterexample search never does (its model must follow the law itself).
+    ``exprs``: the link's sides, whose random variables' declared laws are wanted too, candidates or not (a
+    Cauchy law gives the kernel no fact, so it is no candidate; a model must still follow it).
     """
     from fractions import Fraction
+
+    from ..distributions import lookup
+
+    labels = list(labels)
+    for x in exprs:
+        for a in x.atoms(sympy.Symbol, sympy.Indexed):
+            dec = lookup(state, a)
+            if dec is not None and dec.label not in labels:
+                labels.append(dec.label)
 
     def value(v):
         return Fraction(int(v.p), int(v.q)) if isinstance(v, Rational) else v
@@ -99,7 +111,7 @@ def search_link_model(state, decls, lhs, rhs, candidates, rel: str, seed_parts, 
     # a verified step that rests on nothing (an identity, unconditional) holds in every model: it constrains
     # none, and a derivative in it would only stop the models from being evaluated
     labels = [c for c in candidates if c not in state.contradiction and not verified_identity(state, c)]
-    fixed, blocked = _distributions(state, labels)
+    fixed, blocked = _distributions(state, labels, exprs=(lhs, rhs))
     if blocked:
         return None, ("no counterexample searched: " + ", ".join(f"`{b}`" for b in blocked)
                       + " has no finite model here (a continuous law, or parameters that are names)")
