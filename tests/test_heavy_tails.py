@@ -174,3 +174,14 @@ def test_hoelder_loads():
     assert unproved_heavy_mean(c, 1, {c}, law) is None                   # one variable: infinite_moment's business
     assert unproved_heavy_mean(z ** 2, 1, {z}, law) is None
     assert unproved_heavy_mean(sympy.exp(t) * z, 1, {t, z}, law) is not None  # not a polynomial: not shown
+
+
+def test_a_variable_tied_to_a_heavy_one_by_an_assumption_has_no_mean_taken_for_granted():
+    """`Y = 2 C` gives Y no law, but its means are C's: sympy cancels E[Y] - E[Y] before any judge (red team
+    round 2).  A variable tied to a Normal one keeps its means."""
+    rep = check_text("random C ~ Cauchy(0, 1)\nrandom S ~ StudentT(3)\nrandom Z ~ Normal(0, 1)\nrandom Y, G, H\n"
+                     "assume y: Y = 2 C\nassume g: G = S^2\nassume h: H = 3 Z\n"
+                     "step a: E[Y] - E[Y] = 0\nstep b: Var(Y) - Var(Y) = 0\nstep c: E[G^2] - E[G^2] = 0\n"
+                     "step d: E[H^2] - E[H^2] = 0\n", "t.step")
+    assert {s.name: s.status for s in rep.steps} == {"a": "unknown", "b": "unknown", "c": "unknown", "d": "holds"}
+    assert all("may not exist" in lk.message for s in rep.steps[:3] for lk in s.links)

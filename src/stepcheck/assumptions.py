@@ -288,10 +288,44 @@ def independence_fact(checker, label, f: S.IndepFact, el, distinct):
                      text=checker.src(f.span), blocks=groups)
 
 
-def implied_facts(facts: list) -> list:
+def implied_facts(facts: list, state=None) -> list:
     """Facts the kernel reads more easily, implied by ``facts`` (same label, same quantifier): those of
-    :func:`sd_squared` and of :func:`abs_sides`."""
+    :func:`sd_squared` and of :func:`abs_sides`.  With ``state``, also record the heavy aliases the facts make
+    (:func:`heavy_aliases`)."""
+    if state is not None:
+        heavy_aliases(state, facts)
     return sd_squared(facts) + abs_sides(facts)
+
+
+def heavy_aliases(state, facts: list) -> None:
+    """``Y = 2 C`` for a random Y with no declared law and C of a heavy-tailed law (Cauchy, Student's t): Y's
+    means rest on C's, which may not exist, though Y has no law of its own to say so; sympy would cancel
+    ``E[Y] - E[Y]`` before any judge.  Recorded in ``scope.heavy_aliases`` (name -> why): the elaborator
+    leaves links with a mean of Y unchecked (``conditions.finite_moments``)."""
+    from .distributions import lookup
+
+    def heavy_outside(x) -> list:
+        if isinstance(x, (E, Var, Cov, SD)) or type(x).__name__ == "Prob":
+            return []
+        if isinstance(x, (sympy.Symbol, sympy.Indexed)):
+            law = lookup(state, x)
+            return [f"{show(x)} ~ {law.dist.text}"] if law is not None and law.dist.tail_index is not None else []
+        return [t for a in x.args if isinstance(a, sympy.Basic) for t in heavy_outside(a)]
+
+    scope = state.scope
+    for f in facts:
+        if type(f) not in (EqFact, IneqFact):
+            continue
+        for one, other in ((f.lhs, f.rhs), (f.rhs, f.lhs)):
+            if not isinstance(other, sympy.Basic) or not isinstance(one, sympy.Basic):
+                continue
+            heavy = sorted(set(heavy_outside(other)))
+            for y in one.atoms(sympy.Symbol, sympy.Indexed):
+                name = str(y.base.label) if isinstance(y, sympy.Indexed) else str(y)
+                fam = scope.families.get(name) if isinstance(y, sympy.Indexed) else None
+                random = y in scope.random_symbols or (fam is not None and fam.random)
+                if heavy and random and lookup(state, y) is None:
+                    scope.heavy_aliases.setdefault(name, f"`{f.label}` ties {show(y)} to {', '.join(heavy)}")
 
 
 def abs_sides(facts: list) -> list:

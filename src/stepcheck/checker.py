@@ -367,7 +367,7 @@ class Checker:
             kinds.append(fact_kind(kf))
         # an assumption presupposes that what it writes has a real value: sqrt(R) that R >= 0 on every outcome,
         # 1/c that c != 0; implied facts of the same label, so the check for contradictions reads them too
-        kfacts += implied_facts(kfacts)  # SD(X) = σ: Var(X) = σ^2, σ >= 0; |u| <= c: u <= c, -u <= c
+        kfacts += implied_facts(kfacts, state)  # SD(X) = σ: Var(X) = σ^2, σ >= 0; |u| <= c: u <= c, -u <= c
         for x, rel in [c for c in el.conditions if c[1] != DEFINED] + el.random_needs:
             kfacts.append(IneqFact(label, x, Integer(0), rel, free=self._free(x), text=f"{show(x)} {REL_TEXT.get(rel, rel)} 0 for what `{label}` writes to have a real value"))
         state.facts[label] = kfacts

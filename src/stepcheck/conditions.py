@@ -235,6 +235,11 @@ class DomainConditions:
                        if a in self.scope.random_symbols or (isinstance(a, sympy.Indexed) and self._random_family(a))}
             why = infinite_moment(body, p, randoms, self._law_of)
             unproved = unproved_heavy_mean(body, p, randoms, self._law_of) if why is None else None
+            aliases = [self.scope.heavy_aliases[n] for n in sorted({str(a.base.label) if isinstance(a, sympy.Indexed)
+                                                                   else str(a) for a in randoms})
+                       if n in self.scope.heavy_aliases]
+            if why is None and unproved is None and aliases:  # assume Y = 2 C: E[Y] rests on E[C]
+                unproved = "; ".join(aliases) + ", whose means may not exist"
             text = f"E[{show(args[0])}]" if f == "E" else f"{f}({', '.join(show(a) for a in args)})"
             text = f"{text} may not exist ({unproved})"
             if unproved is not None and text not in getattr(self, "unproved_means", [text]):

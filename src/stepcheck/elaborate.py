@@ -70,9 +70,9 @@ class Scope:
     defines: dict = field(default_factory=dict)  # name -> Definition
     random_symbols: set = field(default_factory=set)
     distributions: dict = field(default_factory=dict)  # name -> (Call AST, Span)
-    #: random variable or family name -> where its declared law exists ((expr, rel) as in Elaborator.need):
-    #: Bernoulli(p) needs 0 <= p <= 1; a link about the variable holds only there
+    #: random variable or family name -> where its declared law exists (Bernoulli(p): 0 <= p <= 1); links hold there
     law_conditions: dict = field(default_factory=dict)
+    heavy_aliases: dict = field(default_factory=dict)  # random name -> why its means rest on a heavy-tailed law
     matrices: dict = field(default_factory=dict)  # name -> matrices.MatrixDecl
     laws: dict = field(default_factory=dict)  # random variable or family name -> its declared distributions.Dist
 
