@@ -286,6 +286,23 @@ def test_simulate_probability_and_mean():
     assert r.status == "simulated" and r.simulation["consistent"]
 
 
+def test_simulate_within_a_tolerance():
+    """`≈ V within T`: the claim is |true − V| ≤ T, consistent where the interval meets [V − T, V + T].  At
+    d_k = 4 the scaled dot product has kurtosis 3 + 6/4, and P(S ≤ 1) ≈ 0.87 (Edgeworth: Φ(1) + 2 φ(1)·1.5/24),
+    not Φ(1) = 0.841: within 0.05 of Φ(1), not within 0.01, and not without a tolerance."""
+    src = SIM + "random Z ~ Normal(0, 1)\n"
+    claim = "simulate c: P(sum(i=1..d_k, q_i k_i) / sqrt(d_k) <= 1) ≈ P(Z <= 1){} where d_k = 4 " \
+            "with samples = 20000, seed = 4\n"
+    loose, tight, bare = (result(src + claim.format(t)) for t in (" within 0.05", " within 0.01", ""))
+    assert loose.simulation["consistent"] and loose.simulation["tolerance"] == 0.05
+    assert not tight.simulation["consistent"] and not bare.simulation["consistent"]
+    assert "± 0.05" in loose.links[0].message and "within 0.05" in loose.statement
+    rel = result(src + claim.format(" within 0.01 relative"))
+    assert rel.simulation["tolerance"] == pytest.approx(0.01 * 0.8413447, rel=1e-6)
+    bad = check_text(src + claim.format(" within -1"), "t.step")
+    assert any(d.code == "E-tolerance" for d in bad.diagnostics)
+
+
 def test_simulate_bad_option():
     rep = check_text("random Z ~ Normal(0, 1)\nsimulate p: E[Z] ≈ 0 with sample = 10\n", "t.step")
     assert rep.fatal and any(d.code == "E-simulate" for d in rep.diagnostics)

@@ -256,7 +256,11 @@ class AstBuilder(Transformer):
     def simulate(self, meta, ch):
         name, lhs, rel, rhs = ch[0], ch[1], ch[2], ch[3]
         st = S.Simulate(name, lhs, rel, rhs, self.span(meta))
-        for kind, val in ch[4:]:
+        for item in ch[4:]:
+            if isinstance(item, S.Tolerance):
+                st.tol = item
+                continue
+            kind, val = item
             if kind == "where":
                 st.where = val
             elif kind == "with":

@@ -130,6 +130,9 @@ def result_nodes(program) -> dict[str, tuple[list, list[list]]]:
             out[S.check_name(st)] = ([st.lhs, st.rhs], [[], parts])
         elif isinstance(st, S.Simulate):
             parts = []
+            if st.tol is not None:
+                parts += [("text", "within "), ("node", st.tol.value)] + ([("text", " relative")] if st.tol.relative
+                                                                          else []) + [("text", " ")]
             for k, b in enumerate(st.where):
                 parts += [("text", ", " if k else "where "), ("node", b.name), ("text", " = "), ("node", b.value)]
             out[st.name.name] = ([st.lhs, st.rhs], [[], parts])

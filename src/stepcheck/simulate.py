@@ -380,9 +380,10 @@ def simulate_statement(state, st: S.Simulate) -> StepResult:
         if not bindings[b.name.name].is_number:
             raise error("`where` gives a name a number", b.value.span, code="E-simulate")
     where_text = ", ".join(f"{b.name.name} = {_src(state, b.value.span)}" for b in st.where)
-    stmt = f"{lt} {REL_TEXT[rel]} {rt}" + (f" where {where_text}" if where_text else "")
+    tol_text = f" {_src(state, st.tol.span)}" if st.tol is not None else ""
+    stmt = f"{lt} {REL_TEXT[rel]} {rt}{tol_text}" + (f" where {where_text}" if where_text else "")
     res = StepResult(name, st.span, "simulate", stmt, "≈", [], UNKNOWN)
-    lr = LinkResult(1, "≈", lt, rt + (f" where {where_text}" if where_text else ""), st.span, UNKNOWN)
+    lr = LinkResult(1, "≈", lt, rt + tol_text + (f" where {where_text}" if where_text else ""), st.span, UNKNOWN)
     lr.rules = ["simulation"]
     lr.show_message = True
     res.links.append(lr)
@@ -415,11 +416,14 @@ def simulate_statement(state, st: S.Simulate) -> StepResult:
         if not all(math.isfinite(v) for v in (est, lo, hi)):
             raise NumericUnknown(f"the estimate or its interval overflows the float range (estimate {est:.6g}, "
                                  f"interval [{lo:.6g}, {hi:.6g}]): no verdict")
-        consistent = bool(lo <= claimed <= hi)
+        # `within t`: the claim is |true - claimed| <= t, consistent where the interval meets [claimed ± t]
+        t = _tolerance_value(state, st, claimed)
+        consistent = bool(lo <= claimed + t and claimed - t <= hi)
         pct, reached = _pct(float(conf)), confidence_reached(n, conf)
+        said = fmt(target_v) + (f" ± {t:.6g}" if st.tol is not None else "")
         msg = (f"estimate {est:.6g}, {pct} interval [{lo:.6g}, {hi:.6g}] ({n:,} samples, seed {seed}; "
                f"confidence reached {_pct(reached)}): "
-               + (f"consistent with {fmt(target_v)}" if consistent else f"INCONSISTENT with {fmt(target_v)}")
+               + (f"consistent with {said}" if consistent else f"INCONSISTENT with {said}")
                + f"\n({detail})")
         if proof_note:
             msg += f"\n{proof_note}"
@@ -428,11 +432,11 @@ def simulate_statement(state, st: S.Simulate) -> StepResult:
         lr.lhs_expr, lr.rhs_expr = lhs, target_v
         res.simulation = {"estimate": est, "low": lo, "high": hi, "samples": n, "seed": seed,
                           "confidence": float(conf), "confidence_reached": reached, "claimed": claimed,
-                          "consistent": consistent}
+                          "tolerance": t, "consistent": consistent}
         if not consistent:
             lr.diagnostics.append(Diagnostic(
                 "error", "the simulation is inconsistent with this claim", st.lhs.span.to(st.rhs.span),
-                f"outside the {pct} interval", notes=[msg],
+                f"outside the {pct} interval" if st.tol is None else f"the {pct} interval misses {said}", notes=[msg],
                 help="a simulation is evidence, not a proof; check the claim (or the sample size and seed)",
                 code="E-simulation-inconsistent"))
         settle_step(res)
@@ -457,6 +461,16 @@ def simulate_statement(state, st: S.Simulate) -> StepResult:
         res.steps_cited = [st.proof.text]
         res.rests_on = list(dict.fromkeys(res.rests_on + state.steps[st.proof.text].rests_on))
     return res
+
+
+def _tolerance_value(state, st: S.Simulate, claimed: float) -> float:
+    """The absolute tolerance of ``within`` (0 without it): a positive number, times |claimed| when relative."""
+    if st.tol is None:
+        return 0.0
+    from .numeric import _tolerance
+
+    t, relative = _tolerance(state, st.tol)
+    return float(t) * (abs(claimed) if relative else 1.0)
 
 
 class _TooFew(Exception):

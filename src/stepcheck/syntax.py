@@ -314,7 +314,7 @@ class Binding:
 
 @dataclass(slots=True)
 class Simulate:
-    """``simulate NAME: A ≈ B [where x = v, ...] [with samples = N, seed = S,
+    """``simulate NAME: A ≈ B [within TOL [relative]] [where x = v, ...] [with samples = N, seed = S,
     confidence = C] [by STEP]``."""
 
     name: Name
@@ -325,6 +325,7 @@ class Simulate:
     where: list[Binding] = field(default_factory=list)
     options: list[Binding] = field(default_factory=list)
     proof: Ref | None = None  # the symbolic step that proves the claim
+    tol: Tolerance | None = None  # `within`: the claim is that the true value lies within TOL of B
 
 
 Statement = Union[Derivation, Source, Let, Random, RealDecl, Define, Use, Assume, Step, Check, Table, Simulate]
