@@ -490,12 +490,13 @@ class Checker:
         self.rep.steps.append(res)
         if res.status == HOLDS:
             state.verified.append(name)
-        # the proven statement becomes a fact for later steps
+        # the proven statement (an equation, or an inequality: exp(t E[M]) <= n exp(t^2/2)) is a fact for later steps
         state.step_conditions[name] = step_where  # (a link not proved has no uses, but has its conditions)
-        if ok and res.rel == "=" and exprs[0] is not None and exprs[-1] is not None \
+        if ok and res.rel in ("=", "<", "<=", ">", ">=") and exprs[0] is not None and exprs[-1] is not None \
                 and not isinstance(exprs[0], Mat) and not isinstance(exprs[-1], Mat):
-            state.step_facts[name] = [EqFact(name, exprs[0], exprs[-1], free=self._free(exprs[0] - exprs[-1]),
-                                             distinct=distinct, text=res.statement)]
+            state.step_facts[name] = [(EqFact if res.rel == "=" else IneqFact)(
+                name, exprs[0], exprs[-1], *((res.rel,) if res.rel != "=" else ()), free=self._free(exprs[0] - exprs[-1]),
+                distinct=distinct, text=res.statement)]
         else:
             state.step_facts[name] = []
 
@@ -632,8 +633,7 @@ class Checker:
                     help="remove it from `by`" + (" (an error under --strict)" if strict else ""),
                     code="E-unneeded" if strict else "W-unneeded"))
             return
-        # not proved
-        lr.message = j.message
+        lr.message = j.message  # not proved
         lr.residual = _show_expr(proof.residual, lk, self.state.scope.symbols) if proof.residual is not None else None
         lr.counterexample = j.counterexample
         lr.diagnostics += [_search_note(n) for n in j.search_notes]

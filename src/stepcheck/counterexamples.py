@@ -157,6 +157,8 @@ def why_pass(state, decls) -> None:
         if res.kind != "step" or res.status != HOLDS or not state.step_facts.get(res.name):
             continue
         stmt = state.step_facts[res.name][0]
+        if getattr(stmt, "rel", "=") != "=":  # an inequality step: the search below refutes equations
+            continue
         labels = [lab for lab in res.rests_on if lab in state.facts]
         for lab in labels:
             if lab in state.contradiction:

@@ -24,7 +24,8 @@ from .models import ranges
 from .terms.functions import function_of
 from .terms.printer import show
 from .judge.exact import sign
-from .terms.objects import SD, E, Var
+from .terms.facts import EqFact
+from .terms.objects import SD, E, FamilyExtremum, Var
 from .terms.probability import Prob
 from .results import SIMULATED, UNKNOWN, LinkResult, StepResult, Use
 
@@ -91,7 +92,29 @@ class _Sampler:
                     raise NumericUnknown(f"the family `{a.base.label}` has a symbolic range {lo}..{hi}: "
                                          "give its bound a value with `where`")
                 families[str(a.base.label)] = (a.base, int(lo), int(hi))
+            elif isinstance(a, FamilyExtremum):  # max(z): every member of its range is drawn
+                self.plan_family(a.args[0], families)
         return sorted(scalars, key=str), families
+
+    def plan_family(self, base, families):
+        fam = self.c.scope.families[str(base.label)]
+        if not fam.random:
+            return
+        lo, hi = fam.lo.xreplace(self.sub), fam.hi.xreplace(self.sub)
+        if not (lo.is_Integer and hi.is_Integer):
+            raise NumericUnknown(f"the family `{base.label}` has a symbolic range {lo}..{hi}: give its bound a value "
+                                 "with `where`")
+        families[str(base.label)] = (base, int(lo), int(hi))
+
+    def extremum(self, e):
+        """max(z) / min(z) over lo..hi, member by member on each sample (an empty range has none)."""
+        arr, first = self.draws[str(e.args[0].label)]
+        lo, hi = (x.xreplace(self.sub) for x in e.args[1:3])
+        if not (lo.is_Integer and hi.is_Integer) or hi < lo:
+            raise NumericUnknown(f"{e.kind}({e.args[0]}) over {lo}..{hi}: give the range a value with `where` "
+                                 "(an empty range has no largest member)")
+        part = arr[:, int(lo) - first:int(hi) - first + 1]
+        return part.max(axis=1) if e.kind == "max" else part.min(axis=1)
 
     def ev(self, e, env):
         np = self.np
@@ -107,6 +130,8 @@ class _Sampler:
             raise NumericUnknown(f"`{e}` has no value in the simulation: give it one with `where {e} = ...`")
         if isinstance(e, sympy.NumberSymbol):
             return float(e)
+        if isinstance(e, FamilyExtremum):
+            return self.extremum(e)
         if isinstance(e, sympy.Indexed):
             arr, lo = self.draws[str(e.base.label)]
             idx = self.ev(e.indices[0], env)
@@ -260,6 +285,9 @@ class _Tails:
     def tail(self, e, env=None):
         env = env or {}
         e = e.xreplace(env) if env else e
+        if isinstance(e, FamilyExtremum):  # as one member: max and min of members of one law stay in its class
+            first = self.c.scope.families[str(e.args[0].label)].lo.xreplace(self.sub)
+            return self.law(e.args[0][first]) if first.is_Integer and self.vals.is_rv(e.args[0][first]) else None
         if not self.vals.rvs(e):
             e = e.xreplace(self.sub)
             free = sorted(str(x) for x in e.free_symbols if not isinstance(x, sympy.Dummy))
@@ -498,7 +526,7 @@ def _proof(state, st, lr, lhs, target, bindings, uses):
         raise error(f"unknown step `{ref}`", st.proof.span, "not a step of this file",
                     help="name an earlier step that proves the claim symbolically", code="E-unknown-ref")
     uses[ref] = "step"
-    facts = state.step_facts.get(ref) or []
+    facts = [f for f in state.step_facts.get(ref) or [] if isinstance(f, EqFact)]  # an inequality states no value
     note = f"proved symbolically by `{ref}` ({step.status}): {step.statement}"
     if facts:
         f = facts[0]

@@ -1,6 +1,6 @@
 """Sums of the kernel's normal forms that have a closed form: a power of the bound index alone,
-Σ_{b=lo..hi} b^k (Faulhaber), so ``sum(u=1..n, u) = n (n + 1)/2`` is seen.  A pure function of sympy
-expressions (no facts, no state)."""
+Σ_{b=lo..hi} b^k (Faulhaber), so ``sum(u=1..n, u) = n (n + 1)/2`` is seen; and a summand a fact has made
+free of its bound index (:func:`recount`).  Pure functions of sympy expressions (no facts, no state)."""
 from __future__ import annotations
 
 import sympy
@@ -25,3 +25,25 @@ def power_sum(summand, keep, excl, not_reversed=lambda size: size.is_nonnegative
     top = sympy.expand((sympy.bernoulli(k + 1, x + 1) - sympy.bernoulli(k + 1, Integer(0))) / (k + 1))  # Σ_{1..x}
     upto = lambda v: top.xreplace({x: v})
     return sympy.expand(upto(hi) - upto(lo - 1) - sum(e**k for e in excl))
+
+
+def recount(d, not_reversed=lambda size: size.is_nonnegative, used=lambda rule: None):
+    """``d`` with every sum of one bound index whose summand does not mention it written as its number of
+    members times the summand: Σ_{b=lo..hi, b ∉ E} c = (hi - lo + 1 - |E|) c.  Such a sum appears when a fact
+    is put into a summand (``Σ_m E[exp(t s_m)]`` with ``E[exp(t s_m)] = exp(t^2/2)``); the left-out indices E
+    are the case's distinct free indices, each in lo..hi (the normaliser leaves them out only there), and the
+    range must not be reversed (``not_reversed(hi - lo + 1)``; a reversed range has no members).  ``used("sums")``
+    is called when a sum was counted."""
+    from ..terms.objects import DSum
+
+    sub = {}
+    for a in d.atoms(DSum):
+        summand, bounds, excl = a.args
+        if len(bounds) != 1 or bounds[0][0] in summand.free_symbols or not not_reversed(bounds[0][2] - bounds[0][1] + 1):
+            continue
+        b, lo, hi = bounds[0]
+        sub[a] = (hi - lo + 1 - len(excl.args)) * summand
+    if not sub:
+        return d
+    used("sums")
+    return sympy.expand(d.xreplace(sub))

@@ -124,8 +124,12 @@ def by_inequality_fact(prover, nz, g, strict: bool, ineqs, eqs, sub, domain, bou
                 needed |= free
                 for lam in _scales(g, d):  # g = λ d + h, λ > 0: 1 first, then what matches one value's coefficient
                     h = _expand(g - lam * d)
-                    ok, signs = (fstrict or not strict, set()) if h == 0 else \
-                        sign_proof(h, strict=strict and not fstrict, domain=domain)
+                    if not lam.is_number:  # g = λ d exactly, λ an expression proved > 0 (exp(-a) (b - exp(a)))
+                        ok, signs = _positive_scale(lam, domain) if h == 0 and (fstrict or not strict) \
+                            else (False, set())
+                    else:
+                        ok, signs = (fstrict or not strict, set()) if h == 0 else \
+                            sign_proof(h, strict=strict and not fstrict, domain=domain)
                     if ok:
                         nz.trace.ranges |= free
                         return True, signs
@@ -144,16 +148,45 @@ MAX_SCALES = 3
 
 
 def _scales(g, d) -> list:
-    """Positive numbers λ to try in ``g = λ d + h``: 1, then ``c_g / c_d`` for values (a name, a member, a mean) with
-    number coefficients in both (``E[W] - 3/2`` from ``2 E[W] - 3 > 0``: λ = 1/2)."""
+    """λ to try in ``g = λ d + h``: 1, then ``c_g / c_d`` for values (a name, a member, a mean) with number coefficients
+    in both (``E[W] - 3/2`` from ``2 E[W] - 3 > 0``: λ = 1/2).  Then expressions, whose sign the caller proves: that
+    ratio where the coefficients are not numbers (``log(n)/t + t/2 - E[M]`` from ``log(n) + t^2/2 - t E[M] >= 0``:
+    λ = 1/t), and, where ``g`` and ``d`` hold exponentials, their ratio when it cancels to an expression without a sum
+    (``b exp(-a) - 1`` over ``b - exp(a)`` is ``exp(-a)``: what ``monotone`` leaves of ``a <= log(b)`` from
+    ``exp(a) <= b``); the caller proves λ and its denominator positive (:func:`_positive_scale`)."""
     out = [sympy.Integer(1)]
+    ratios = []
     for q in sorted(d.atoms(sympy.Symbol, sympy.Indexed, E), key=sympy.default_sort_key):
         cd, cg = d.coeff(q), g.coeff(q)
         if cd.is_number and cg.is_number and cd != 0 and (lam := cg / cd) > 0 and lam not in out:
             out.append(lam)
+        elif cd != 0 and cg != 0 and not (cd.is_number and cg.is_number) and not cd.has(q) and not cg.has(q):
+            ratios.append(cg / cd)
         if len(out) > MAX_SCALES:
             break
+    if g.has(sympy.exp) and d.has(sympy.exp) and sympy.count_ops(g) + sympy.count_ops(d) <= MAX_FACTOR_OPS:
+        ratios.append(g / d)
+    for r in ratios[:MAX_SCALES]:
+        try:
+            r = sympy.cancel(r)
+        except (sympy.PolynomialError, NotImplementedError, ValueError, TypeError):
+            continue
+        if not r.is_number and not r.has(sympy.Add) and r not in out:
+            out.append(r)
     return out
+
+
+def _positive_scale(lam, domain) -> tuple[bool, set]:
+    """λ > 0 proved, and each factor of its denominator > 0 (so never 0: ``g = λ d`` then holds everywhere, not
+    only off a pole); numbers and exponentials need no proof."""
+    den = [f for f in sympy.Mul.make_args(sympy.fraction(lam)[1]) if not (f.is_number and f != 0 or isinstance(f, sympy.exp))]
+    signs: set = set()
+    for part in [lam] + den:
+        ok, used = sign_proof(part, strict=True, domain=domain)
+        if not ok:
+            return False, set()
+        signs |= set(used)
+    return True, signs
 
 
 MAX_FACTOR_OPS = 40

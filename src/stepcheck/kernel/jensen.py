@@ -22,7 +22,7 @@ import sympy
 from sympy import Abs, Dummy, Pow
 
 from ..terms.facts import KernelLimit
-from ..terms.objects import DSum, E, is_canon_bound
+from ..terms.objects import DSum, E, FamilyExtremum, is_canon_bound
 from .calculus import sign_proof
 from .tangent import exp_margin_proof
 from .expansion import _expand
@@ -52,7 +52,7 @@ def _shape(mean, is_random):
         return None
     if w.has(*_OPAQUE) or any(is_canon_bound(s) for s in w.free_symbols):
         return None
-    if not any(is_random(a) for a in w.free_symbols | w.atoms(sympy.Indexed)):
+    if not any(is_random(a) for a in w.free_symbols | w.atoms(sympy.Indexed, FamilyExtremum)):  # max(s) too
         return None  # a number's mean is the number
     return w, f, convex, sign
 

@@ -43,6 +43,7 @@ from .second_moments import bounded_second_moment_proof, quadratic_proof
 from .increasing import increasing_proof
 from .contradictions import mean_of_signed, mean_of_signed_beside_squares
 from .elementary import composite_power, elementary
+from .closed_forms import recount
 
 
 @dataclass
@@ -203,6 +204,8 @@ class LinkProver:
         """(proved, signs used) for ``g >= 0`` (``> 0``): each try in turn, the rules of the first that proves it
         put in the trace; ``outer``: the quotient's margin without its denominator is tried the same way, once."""
         l, r = sides
+        by_facts = (lambda x, s: got if (got := sign_proof(x, s, domain))[0]  # a sign, then the assumed inequalities
+                    else self._by_inequality_fact(nz, x, s, ineqs, eqs, sub, domain))
         tries = (lambda: sign_proof(g, strict=strict, domain=domain),
                  lambda: self._by_inequality_fact(nz, g, strict, ineqs, eqs, sub, domain),
                  lambda: extremum_gap_proof(self.decls, g, strict, domain),
@@ -216,11 +219,9 @@ class LinkProver:
                  lambda: quadratic_proof(g, strict, domain),  # a m^2 + b m + c, 4 a c - b^2 >= 0
                  lambda: bounded_second_moment_proof(g, strict, domain, self.decls.is_rv, nz.trace, ineqs),  # Var(B) <= 1/4
                  lambda: self._by_equation(nz, g, strict, eqs, domain) if eqs else (False, set()),
-                 # exp(x) >= 1 + x, log(c) <= c - 1: tangent lines; log(Σ exp(z)) >= z_a through exp
-                 lambda: tangent_proof(g, strict, domain, self.decls.is_rv),
-                 lambda: exp_margin_proof(g, strict, domain, members),
-                 lambda: increasing_proof(g, strict, domain, lambda x, s: got if (got := sign_proof(x, s, domain))[0]
-                                          else self._by_inequality_fact(nz, x, s, ineqs, eqs, sub, domain)),
+                 lambda: tangent_proof(g, strict, domain, self.decls.is_rv),  # exp(x) >= 1 + x, log(c) <= c - 1
+                 lambda: exp_margin_proof(g, strict, domain, members, by_facts),  # log(Σ exp(z)) >= z_a through exp
+                 lambda: increasing_proof(g, strict, domain, by_facts),
                  lambda: termwise_proof(g, strict, domain, self.decls.random_families, members,  # kernel/termwise.py
                                         self._split_out(nz), lambda x, s: self._margin(
                                             nz, x, s, rel, domain, members, ineqs, eqs, sub, labels, deadline, sides,
@@ -425,7 +426,7 @@ class LinkProver:
             d2 = _expand(reduce_modulo(_expand(d.xreplace(solved)) if solved else d, inst))
             if d2 != d:
                 nz.trace.rules.add("facts")
-            d = d2
+            d = recount(d2, nz.not_reversed, nz.trace.rules.add)  # Σ_m E[exp(t s_m)] = n exp(t^2/2) by a fact
         return d
 
     def rewrites(self, nz: Normalizer, eqs, expr, bounds) -> dict:
@@ -486,9 +487,8 @@ class LinkProver:
                 base = f.lhs - f.rhs
                 for asg in self._assignments(nz, f, vals, present, bounds):
                     combo = tuple(asg[p] for p in f.free)
-                    # keyed on the fact objects themselves (kept alive by the cache), never on id(), and on
-                    # everything of the index world a fact's normal form can read (the literal indices present
-                    # decide deltas in sums)
+                    # keyed on the fact objects themselves (kept alive by the cache), never on id(), and on the
+                    # index world a fact's normal form can read (the literal indices present decide sums' deltas)
                     key = (f, combo, tuple(bounds), nz.free, nz.range_ok, nz.present, nz.gaps, tuple(nz.indep), nz.unroll,
                            nz.surely)
                     got = self._inst_cache.get(key)

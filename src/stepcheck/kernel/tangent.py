@@ -93,17 +93,19 @@ def _tangent(g, strict, domain, is_random, used) -> tuple[bool, set]:
 MAX_OPS = 200  # a margin larger than this is not exponentiated
 
 
-def exp_margin_proof(g, strict: bool, domain, member_sign=None) -> tuple[bool, set]:
+def exp_margin_proof(g, strict: bool, domain, member_sign=None, by_facts=None) -> tuple[bool, set]:
     """``g > 0`` (``>= 0``) for a margin holding logarithms, as ``exp(g) > 1`` (``>= 1``): exp is strictly
     increasing on the reals, so the two are the same claim wherever ``g`` is real, which ``_real_here``
     checks (every log's argument proved positive).  ``log(Σ_r exp(z_r)) - z_a`` becomes
-    ``exp(-z_a) Σ_r exp(z_r) - 1 = exp(-z_a) Σ_{r ≠ a} exp(z_r)``, of proved sign.  (proved, signs used)."""
+    ``exp(-z_a) Σ_r exp(z_r) - 1 = exp(-z_a) Σ_{r ≠ a} exp(z_r)``, of proved sign.  ``by_facts(h, strict)``: the
+    prover's sign proof with the assumed inequalities, tried on ``exp(g) - 1`` last (``a <= log(b)`` from
+    ``exp(a) <= b``: ``b exp(-a) - 1 = exp(-a) (b - exp(a))``).  (proved, signs used)."""
     used: set = set()
     if not g.has(sympy.log) and g.has(sympy.exp):  # exp(a) + exp(b) >= 2 exp((a + b)/2): kernel/exp_monomials.py
         return exp_monomial_proof(g, strict, domain)
     if not g.has(sympy.log) or sympy.count_ops(g) > MAX_OPS or not _real_here(g, domain, used):
         return False, set()
-    ok, signs = _exp_margin(g, strict, domain, member_sign)
+    ok, signs = _exp_margin(g, strict, domain, member_sign, by_facts)
     if ok:
         return True, used | set(signs)
     # a positive factor divided out first: log(Σ_c exp(β z_c))/β - z_a by its numerator (the denominator
@@ -115,16 +117,16 @@ def exp_margin_proof(g, strict: bool, domain, member_sign=None) -> tuple[bool, s
         mine: set = set()
         if k.is_number or k.has(sympy.log) or not bounds(k, domain, mine).positive():
             continue
-        ok, signs = _exp_margin(num if k == den else sympy.expand(g / k), strict, domain, member_sign)
+        ok, signs = _exp_margin(num if k == den else sympy.expand(g / k), strict, domain, member_sign, by_facts)
         if ok:
             return True, used | mine | set(signs)
     return False, set()
 
 
-def _exp_margin(g, strict: bool, domain, member_sign=None) -> tuple[bool, set]:
+def _exp_margin(g, strict: bool, domain, member_sign=None, by_facts=None) -> tuple[bool, set]:
     h = sympy.expand(sympy.exp(g), power_exp=True, mul=False, multinomial=False, log=False) - 1
-    if h.has(sympy.log):
-        return False, set()  # exp did not take the logarithms away: nothing gained
+    if h.has(sympy.log):  # exp did not take the logarithms away: nothing gained, but against an assumed exp
+        return by_facts(h, strict) if by_facts is not None and h.has(sympy.exp) else (False, set())
     ok, signs = sign_proof(h, strict, domain)
     if not ok:  # log(exp(a) + exp(b)) >= (a + b)/2 + log 2: exp(g) - 1 as a polynomial in exp(a/2), exp(b/2)
         ok, signs = exp_monomial_proof(h, strict, domain)
@@ -136,7 +138,8 @@ def _exp_margin(g, strict: bool, domain, member_sign=None) -> tuple[bool, set]:
         return ok, set(signs) | more
     # the sums compared term by term (log(Σ_j exp(x_j)) <= max(x) + log(n): n exp(max(x)) - Σ_j exp(x_j) >= 0)
     # (with the facts read at each member: x_j <= M gives n exp(M) - Σ_j exp(x_j) >= 0)
-    return termwise_proof(h, strict, domain, member_sign=member_sign) if h.has(DSum) else (False, set())
+    ok, signs = termwise_proof(h, strict, domain, member_sign=member_sign) if h.has(DSum) else (False, set())
+    return (ok, signs) if ok or by_facts is None else by_facts(h, strict)
 
 
 def _real_here(x, domain, used) -> bool:
