@@ -46,6 +46,8 @@ def test_jensen_for_the_maximum_of_a_random_family(claim, status):
     ("let a: real\nlet b: positive real\nassume g: exp(a) < b", "a < log(b)", "holds"),
     ("let a: real\nlet b: positive real\nassume g: exp(a) <= b", "a < log(b)", "not-holds"),   # strict from ≤
     ("let a: real\nlet b: positive real\nassume g: exp(a) <= b", "a <= log(b) - 1", "not-holds"),
+    ("let a, b: real\nassume g: exp(a) <= b", "a <= log(b)", "holds"),          # b > 0 read off the fact
+    ("let a, b: real\nassume g: a <= b", "a <= log(b)", "not-holds"),           # b > 0 from nothing
     ("let m, c: real\nassume g: t m <= c", "m <= c/t", "holds"),                              # λ = 1/t > 0
     ("let m, c, w: real\nassume g: w m <= c", "m <= c/w", "not-holds"),                       # w of no sign
     ("let m, c: real\nlet w: real\nassume g: w m <= c\nassume p: w > 0", "m <= c/w", "holds"),

@@ -103,7 +103,7 @@ def exp_margin_proof(g, strict: bool, domain, member_sign=None, by_facts=None) -
     used: set = set()
     if not g.has(sympy.log) and g.has(sympy.exp):  # exp(a) + exp(b) >= 2 exp((a + b)/2): kernel/exp_monomials.py
         return exp_monomial_proof(g, strict, domain)
-    if not g.has(sympy.log) or sympy.count_ops(g) > MAX_OPS or not _real_here(g, domain, used):
+    if not g.has(sympy.log) or sympy.count_ops(g) > MAX_OPS or not _real_here(g, domain, used, by_facts):
         return False, set()
     ok, signs = _exp_margin(g, strict, domain, member_sign, by_facts)
     if ok:
@@ -142,15 +142,18 @@ def _exp_margin(g, strict: bool, domain, member_sign=None, by_facts=None) -> tup
     return (ok, signs) if ok or by_facts is None else by_facts(h, strict)
 
 
-def _real_here(x, domain, used) -> bool:
+def _real_here(x, domain, used, by_facts=None) -> bool:
     """``x`` is a real number wherever it is defined: built from reals by +, *, integer powers, exp, and
-    logarithms of arguments the interval evaluator proves positive (moments and sums of reals are real)."""
+    logarithms of arguments the interval evaluator proves positive, or ``by_facts`` does from the assumed
+    inequalities (``b > 0`` from ``exp(a) <= b``) (moments and sums of reals are real)."""
     if isinstance(x, sympy.log):
-        return _real_here(x.args[0], domain, used) and bounds(x.args[0], domain, used).positive()
+        arg = x.args[0]
+        return _real_here(arg, domain, used, by_facts) and (bounds(arg, domain, used).positive() or (
+            by_facts is not None and by_facts(arg, True)[0]))
     if isinstance(x, (sympy.Add, sympy.Mul, sympy.exp)):
-        return all(_real_here(a, domain, used) for a in x.args)
+        return all(_real_here(a, domain, used, by_facts) for a in x.args)
     if isinstance(x, sympy.Pow):
-        return _real_here(x.base, domain, used) and (
+        return _real_here(x.base, domain, used, by_facts) and (
             x.exp.is_Integer or x.exp.is_Rational and bounds(x.base, domain, used).nonnegative())
     return bool(x.is_extended_real) or isinstance(x, (E, DSum)) and not x.has(sympy.log)
 
