@@ -303,14 +303,7 @@ def heavy_aliases(state, facts: list) -> None:
     ``E[Y] - E[Y]`` before any judge.  Recorded in ``scope.heavy_aliases`` (name -> why): the elaborator
     leaves links with a mean of Y unchecked (``conditions.finite_moments``)."""
     from .distributions import lookup
-
-    def heavy_outside(x) -> list:
-        if isinstance(x, (E, Var, Cov, SD)) or type(x).__name__ == "Prob":
-            return []
-        if isinstance(x, (sympy.Symbol, sympy.Indexed)):
-            law = lookup(state, x)
-            return [f"{show(x)} ~ {law.dist.text}"] if law is not None and law.dist.tail_index is not None else []
-        return [t for a in x.args if isinstance(a, sympy.Basic) for t in heavy_outside(a)]
+    from .judge.heavy import heavy_outside
 
     scope = state.scope
     for f in facts:
@@ -319,7 +312,7 @@ def heavy_aliases(state, facts: list) -> None:
         for one, other in ((f.lhs, f.rhs), (f.rhs, f.lhs)):
             if not isinstance(other, sympy.Basic) or not isinstance(one, sympy.Basic):
                 continue
-            heavy = sorted(set(heavy_outside(other)))
+            heavy = sorted(set(heavy_outside(state, other)))
             for y in one.atoms(sympy.Symbol, sympy.Indexed):
                 name = str(y.base.label) if isinstance(y, sympy.Indexed) else str(y)
                 fam = scope.families.get(name) if isinstance(y, sympy.Indexed) else None

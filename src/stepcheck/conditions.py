@@ -225,12 +225,9 @@ class DomainConditions:
     def finite_moments(self, f: str, args, node):
         """E-undefined where a mean the call needs is certainly infinite (:mod:`~stepcheck.integrability`):
         E[g] needs E|g| < ∞; Var(g) and SD(g) need E[g^2] < ∞; Cov(a, b) needs E|a|, E|b| and E|a b| < ∞."""
-        from .integrability import infinite_moment, unproved_heavy_mean
+        from .integrability import infinite_moment, moment_needs, unproved_heavy_mean
 
-        needs = [(args[0], 2 if f in ("Var", "SD") else 1)]
-        if f == "Cov":
-            needs = [(args[0], 1), (args[1], 1), (args[0] * args[1], 1)]
-        for body, p in needs:
+        for body, p in moment_needs(f, args):
             randoms = {a for a in body.atoms(Symbol, sympy.Indexed)
                        if a in self.scope.random_symbols or (isinstance(a, sympy.Indexed) and self._random_family(a))}
             why = infinite_moment(body, p, randoms, self._law_of)
@@ -240,10 +237,11 @@ class DomainConditions:
                        if n in self.scope.heavy_aliases]
             if why is None and unproved is None and aliases:  # assume Y = 2 C: E[Y] rests on E[C]
                 unproved = "; ".join(aliases) + ", whose means may not exist"
-            text = f"E[{show(args[0])}]" if f == "E" else f"{f}({', '.join(show(a) for a in args)})"
-            text = f"{text} may not exist ({unproved})"
-            if unproved is not None and text not in getattr(self, "unproved_means", [text]):
-                self.unproved_means.append(text)  # judge/heavy.py: the link is not checked
+            if unproved is not None:  # judge/heavy.py: the link is not checked
+                shown = f"E[{show(args[0])}]" if f == "E" else f"{f}({', '.join(show(a) for a in args)})"
+                text = f"{shown} may not exist ({unproved})"
+                if text not in self.unproved_means:
+                    self.unproved_means.append(text)
             if why is not None:
                 what = {"E": "mean", "Var": "variance", "SD": "standard deviation", "Cov": "covariance"}[f]
                 moment = f"E[|{show(body)}|{'^2' if p == 2 else ''}]"

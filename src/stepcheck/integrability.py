@@ -41,6 +41,14 @@ MAX_OPS = 60  # bodies larger than this are not analysed (sympy's series and lim
 _GROWTH = (sympy.exp, sympy.cosh, sympy.sinh)
 
 
+def moment_needs(kind: str, args) -> list:
+    """(body, p) for each E|body|^p < ∞ the moment ``kind`` of ``args`` presupposes: E[g] needs E|g|; Var(g) and
+    SD(g) need E|g|^2; Cov(a, b) needs E|a|, E|b| and E|a b|."""
+    if kind == "Cov":
+        return [(args[0], 1), (args[1], 1), (args[0] * args[1], 1)]
+    return [(args[0], 2 if kind in ("Var", "SD") else 1)]
+
+
 def support(dist):
     """The interval of a continuous law's density, or None."""
     if dist.name == "Normal" or dist.tail_index is not None:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import sympy
 
 from ..distributions import lookup
-from ..integrability import unproved_heavy_mean
+from ..integrability import moment_needs, unproved_heavy_mean
 from ..terms.objects import SD, Cov, E, Var
 from ..terms.printer import show
 
@@ -49,10 +49,7 @@ def unproved_means(state, *exprs) -> list[str]:
     out = []
     for x in exprs:
         for m in sorted(x.atoms(*_MOMENTS), key=sympy.default_sort_key):
-            needs = [(m.args[0], 2 if isinstance(m, (Var, SD)) else 1)]
-            if isinstance(m, Cov):
-                needs = [(m.args[0], 1), (m.args[1], 1), (m.args[0] * m.args[1], 1)]
-            for body, p in needs:
+            for body, p in moment_needs(type(m).__name__, m.args):
                 why = unproved_heavy_mean(body, p, _randoms(state, body), lambda a: getattr(lookup(state, a), "dist",
                                                                                             None))
                 if why is not None:
@@ -62,12 +59,13 @@ def unproved_means(state, *exprs) -> list[str]:
     return out
 
 
-def _raw(state, x) -> bool:
+def heavy_outside(state, x) -> list[str]:
+    """The heavy-tailed variables ``x`` mentions outside every mean, as ``C ~ Cauchy(0, 1)`` (with repeats)."""
     if isinstance(x, _MOMENTS) or type(x).__name__ == "Prob":
-        return False
+        return []
     if isinstance(x, (sympy.Symbol, sympy.Indexed)):
-        return _heavy(state, x)
-    return any(_raw(state, a) for a in x.args if isinstance(a, sympy.Basic))
+        return [f"{show(x)} ~ {lookup(state, x).dist.text}"] if _heavy(state, x) else []
+    return [t for a in x.args if isinstance(a, sympy.Basic) for t in heavy_outside(state, a)]
 
 
 def raw_heavy_facts(state, labels) -> list:
@@ -75,9 +73,10 @@ def raw_heavy_facts(state, labels) -> list:
     if not any(d.dist.tail_index is not None for d in state.laws.values()):
         return []
     out = []
-    for lab in labels:
-        sides = [side for f in state.facts.get(lab, ()) for side in (getattr(f, "lhs", None), getattr(f, "rhs", None))
+    for lab in labels:  # assumptions and verified steps
+        facts = state.step_facts.get(lab) or state.facts.get(lab, ())
+        sides = [side for f in facts for side in (getattr(f, "lhs", None), getattr(f, "rhs", None))
                  if isinstance(side, sympy.Basic)]
-        if any(_raw(state, side) for side in sides):
+        if any(heavy_outside(state, side) for side in sides):
             out.append(lab)
     return out

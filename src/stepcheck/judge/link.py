@@ -71,7 +71,8 @@ def judge_link(state, prover, lhs, rhs, rel: str, cited: list, has_by: bool, dea
     if unproved:
         return LinkJudgement(UNDECIDED, "mean-unchecked", message="not checked: " + "; ".join(unproved))
     # a fact such as Y = C T would put a mean that may not exist into E[Y]: not a candidate
-    candidates = [c for c in candidates if c not in heavy.raw_heavy_facts(state, candidates)]
+    raw = set(heavy.raw_heavy_facts(state, candidates))
+    candidates = [c for c in candidates if c not in raw]
     proof = attribute(prover, lhs, rhs, candidates, rel, deadline)
     higher, coarse = _with_higher_moments(state, prover, proof), frozenset()
     if higher is not None:  # E[Z^6] for Z ~ Normal(0, 1): the law's own moment, given when the residual has it

@@ -58,7 +58,7 @@ def surely_violated(state, event) -> str | None:
                 return (f"{'near' if continuous else 'at'} {show(v)} = {show(point)} (positive probability under "
                         f"`{law.label}`), {show(x)} {broken}" + (" by the declared signs and the assumed bounds"
                                                                  if val.free_symbols else ""))
-        if law.dist.name in ("Normal", "Cauchy", "StudentT") and not isinstance(event, sympy.Unequality) \
+        if (law.dist.name == "Normal" or law.dist.tail_index is not None) and not isinstance(event, sympy.Unequality) \
                 and _tail(x, v):  # (a density positive on the whole line)
             return f"{show(x)} < 0 for {show(v)} far enough out in one tail (positive probability under `{law.label}`)"
     except (KernelLimit, ArithmeticError, TypeError, ValueError, AttributeError, NotImplementedError, RecursionError):

@@ -148,8 +148,13 @@ def _real_here(x, domain, used, by_facts=None) -> bool:
     inequalities (``b > 0`` from ``exp(a) <= b``) (moments and sums of reals are real)."""
     if isinstance(x, sympy.log):
         arg = x.args[0]
-        return _real_here(arg, domain, used, by_facts) and (bounds(arg, domain, used).positive() or (
-            by_facts is not None and by_facts(arg, True)[0]))
+        if not _real_here(arg, domain, used, by_facts):
+            return False
+        if bounds(arg, domain, used).positive():
+            return True
+        ok, signs = by_facts(arg, True) if by_facts is not None else (False, set())
+        used |= set(signs) if ok else set()
+        return ok
     if isinstance(x, (sympy.Add, sympy.Mul, sympy.exp)):
         return all(_real_here(a, domain, used, by_facts) for a in x.args)
     if isinstance(x, sympy.Pow):
