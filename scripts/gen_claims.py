@@ -26,7 +26,10 @@ Every verdict comes from checking the files (``stepcheck.checker.check_file``):
   with a ``# verifies: WHY`` line decides a claim of the form "this derivation
   fails": it is verified when the statement fails, or is rejected because a
   mean it needs does not exist (``E-undefined``: "Cauchy ⇒ infinite variance,
-  the derivation fails");
+  the derivation fails").  A tagged ``simulate`` statement of derivations/bad/
+  whose confidence interval misses the article's value refutes the claim by
+  simulation: evidence, not a proof, and the verdict says "refuted
+  (simulation)";
 * unknown   -- a tagged statement is unknown (or a bad/ statement does not fail);
 * missing   -- no statement is tagged (the reason, when a file gives one).
 
@@ -55,6 +58,9 @@ _VERIFIES = re.compile(r"^\s*#\s*verifies:\s*(?P<text>.*?)\s*$")
 #: the errors that decide a "this derivation fails" claim (`# verifies:`): a certain verdict on the
 #: mathematics (a mean that does not exist), never an input slip such as a typo
 DECIDING_ERRORS = {"E-undefined"}
+#: a `simulate` statement of derivations/bad/ refutes its claim (by simulation, and says so) when its
+#: confidence interval misses the article's value
+SIMULATION_REFUTES = "E-simulation-inconsistent"
 _ROW = re.compile(r"^\|\s*(?P<id>\d{3} §[^|]*?)\s*\|\s*(?P<text>.*)\|\s*$")
 
 
@@ -86,6 +92,8 @@ class Claim:
         outs = [_outcome(d) for d in self.decisions]
         if "refuted" in outs:
             return "refuted"
+        if "refuted-simulation" in outs:  # evidence, not a proof: said so in the verdict
+            return "refuted (simulation)"
         if all(o in ("verified", "simulated") for o in outs):
             return "verified (simulation)" if "simulated" in outs else "verified"
         return "unknown"
@@ -94,18 +102,24 @@ class Claim:
 def _outcome(d: Decision) -> str:
     out = []
     for st, kind in zip(d.statuses, d.kinds):
-        if d.bad and d.verifies:
+        if d.bad and kind == "simulate":  # a simulation whose interval misses the article's value
+            out.append("refuted-simulation" if st == "simulated" and SIMULATION_REFUTES in d.codes else "unknown")
+        elif d.bad and d.verifies:
             out.append("verified" if st == "fails" or d.codes & DECIDING_ERRORS else "unknown")
         elif d.bad:
             out.append("refuted" if st == "fails" else "unknown")
         elif kind == "refute":  # with `# errata:` the claim is what is refuted; else the claim is a non-implication
             out.append(("refuted" if d.errata else "verified") if st == "holds" else "unknown")
+        elif st == "simulated" and SIMULATION_REFUTES in d.codes:  # inconsistent: never a verification
+            out.append("unknown")
         elif st in ("holds", "simulated"):
             out.append("verified" if st == "holds" else "simulated")
         else:
             out.append("unknown")
     if "refuted" in out and all(o == "refuted" for o in out if o != "verified"):
         return "refuted"
+    if "refuted-simulation" in out and all(o == "refuted-simulation" for o in out if o != "verified"):
+        return "refuted-simulation"
     if all(o == "verified" for o in out):
         return "verified"
     if all(o in ("verified", "simulated") for o in out):
@@ -184,12 +198,16 @@ def collect(report_of=None) -> list[Claim]:
             if st is None:
                 raise SystemExit(f"{path.relative_to(ROOT)}:{k}: `# claim:` with no statement after it")
             line, names, kind, last = st
-            codes = frozenset(dg.code for dg in rep.diagnostics
-                              if dg.severity == "error" and dg.span is not None and line <= dg.span.line <= last)
             got = [results.get(n) for n in names]
+            found = list(rep.diagnostics) + [dg for g in got if g is not None for lk in g.links for dg in lk.diagnostics]
+            codes = frozenset(dg.code for dg in found
+                              if dg.severity == "error" and dg.span is not None and line <= dg.span.line <= last)
             statuses = [g.status if g is not None else "unknown" for g in got]
             witness = next((lk.counterexample for g in got if g is not None for lk in g.links
                             if lk.counterexample), "")
+            if kind == "simulate" and not witness:  # the simulation's estimate and interval
+                witness = next((lk.message.splitlines()[0] for g in got if g is not None for lk in g.links
+                                if lk.message), "")
             by_id[cid].decisions.append(Decision(path.relative_to(ROOT).as_posix(), line, names, statuses,
                                                  [kind] * len(names), "bad" in path.parts, errata, witness,
                                                  verifies, codes))
@@ -237,13 +255,15 @@ def errata(claims) -> str:
            "refuted by the tool (a `refute` statement that holds, or a statement of `derivations/bad/` that",
            "fails), with the witness it printed. Run the file to see the whole argument.",
            ""]
-    bad = [c for c in claims if c.verdict == "refuted"]
+    bad = [c for c in claims if c.verdict.startswith("refuted")]
     if not bad:
         out.append("No claim is refuted.")
     for c in bad:
         out += [f"## {c.id}", "", f"**The article:** {c.text}", ""]
+        if c.verdict != "refuted":
+            out += ["**Refuted by simulation:** evidence at the simulation's confidence, not a proof.", ""]
         for d in c.decisions:
-            if _outcome(d) != "refuted":
+            if not _outcome(d).startswith("refuted"):
                 continue
             if d.errata:
                 said, _, true = d.errata.partition(" -- ")

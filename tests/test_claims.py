@@ -58,8 +58,8 @@ def test_at_least_100_claims_are_decided(claims):
 
 def test_a_refuted_claim_has_its_errata_and_witness(claims):
     for c in claims:
-        if c.verdict == "refuted":
-            shown = [d for d in c.decisions if GEN._outcome(d) == "refuted"]
+        if c.verdict.startswith("refuted"):
+            shown = [d for d in c.decisions if GEN._outcome(d).startswith("refuted")]
             assert any(d.errata for d in shown), f"{c.id}: no `# errata:` line"
 
 
@@ -73,6 +73,13 @@ def test_outcomes_follow_the_statuses():
     assert GEN._outcome(D("f", 1, ["a"], ["fails"], ["step"], True)) == "refuted"
     assert GEN._outcome(D("f", 1, ["a"], ["unknown"], ["step"], True)) == "unknown"
     assert GEN._outcome(D("f", 1, ["a"], ["simulated"], ["simulate"], False)) == "simulated"
+    # a simulation of bad/ refutes only where its interval misses the claimed value, and says it is a simulation
+    missed = frozenset({"E-simulation-inconsistent"})
+    assert GEN._outcome(D("f", 1, ["a"], ["simulated"], ["simulate"], True, codes=missed)) == "refuted-simulation"
+    assert GEN._outcome(D("f", 1, ["a"], ["simulated"], ["simulate"], True)) == "unknown"  # consistent: no refutation
+    assert GEN._outcome(D("f", 1, ["a"], ["simulated"], ["simulate"], False, codes=missed)) == "unknown"
+    assert GEN.Claim("x", "t", [D("f", 1, ["a"], ["simulated"], ["simulate"], True, errata="e", codes=missed)]
+                     ).verdict == "refuted (simulation)"
     # a good file's failing statement never counts as a refutation
     assert GEN._outcome(D("f", 1, ["a"], ["fails"], ["step"], False)) == "unknown"
     # `# verifies:` in bad/: "this derivation fails" is verified by a failure or by a mean that does not exist,

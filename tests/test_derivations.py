@@ -49,6 +49,8 @@ BAD = {
     "a001_s7_lipschitz.step": (1, "lip_is_1", "fails", "E-fails", "this step does not hold"),
     "a001_s10_exp700.step": (1, "exp700", "fails", "E-numeric-fails", "this numeric claim does not hold"),
     "a002_theorem1_hyp.step": (1, "theorem1", "fails", "E-fails", "this step does not hold"),
+    "a001_s13_gap.step": (1, "gap_order_one", "simulated", "E-simulation-inconsistent",
+                          "the simulation is inconsistent with this claim"),
 }
 
 
