@@ -221,3 +221,34 @@ def test_a_residual_over_many_square_roots_is_not_factored_by_the_witness_search
     monkeypatch.undo()
     ends, factors = _roots_and_factors(sympy.expand((x**2 - r[0])**2 * (x - 2 * r[0])), x)
     assert any(f.degree() == 1 for f in factors) and len(ends) == 3  # -2^(1/4), 2^(1/4), 2 sqrt(2)
+
+
+@pytest.mark.parametrize("decls, claim, status", [
+    # a polynomial in one integer symbol: the integers of its enclosure near its roots, one by one
+    ("let m: integer\n", "m^2 >= m", "holds"),                 # < 0 only strictly between 0 and 1
+    ("let m: integer\n", "m^2 + m >= 0", "holds"),
+    ("let m: integer\n", "(2 m + 1)^2 >= 1", "holds"),
+    ("let m: integer\n", "(2 m - 1)^2 > 0", "holds"),         # its root 1/2 is no integer: strict
+    ("let m: integer\n", "m^4 - 5 m^2 + 4 >= 0", "holds"),    # < 0 on (1, 2) and (-2, -1) only
+    ("let n: positive integer\n", "n^2 - 3 n + 2 >= 0", "holds"),
+    # where it must not hold
+    ("let m: real\n", "m^2 >= m", "fails"),                    # a real m: m = 1/2
+    ("let m: integer\n", "m^2 > m", "fails"),                  # m = 0
+    ("let m: integer\n", "m^3 >= m", "fails"),                 # m = -2
+    ("let m: integer\n", "(m - 10)^2 >= 1", "fails"),          # m = 10, past the small trial values
+    ("let m: integer\n", "m (m + 1) (m + 2) >= 0", "fails"),   # m = -3
+    ("let n: positive integer\n", "n^2 - 3 n + 2 > 0", "fails"),  # n = 1
+    # true, but more integers below Cauchy's bound than MAX_INTEGERS: not decided
+    ("let m: integer\n", "m^2 - 201 m + 10100 >= 0", "unknown"),  # (m - 100)(m - 101)
+])
+def test_a_polynomial_in_an_integer_symbol(decls, claim, status):
+    assert_verdict(claim_link(decls, claim), status, "inequality", claim)
+
+
+@pytest.mark.parametrize("decls, claim, witness", [
+    ("let m: integer\n", "m^2 > m", "m = 0"),
+    ("let m: integer\n", "(m - 10)^2 >= 1", "m = 10"),
+])
+def test_an_integer_symbol_s_witness_is_an_integer(decls, claim, witness):
+    link = claim_link(decls, claim)
+    assert link.status == "fails" and witness in link.message, link.message

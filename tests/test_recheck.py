@@ -549,3 +549,22 @@ def test_a_witness_with_every_member_equal(step, status):
     else:
         assert lk.status == "fails", (step, lk.status)
         assert Recheck(Point({}, {}, pattern=3), set(), set()).value(sp.IndexedBase("s")[2]) == 0
+
+
+@pytest.mark.parametrize("kind, value", [
+    ({"integer": True}, sp.Rational(1, 2)),    # `let m: integer` at m = 1/2 (m^2 >= m "failed" there)
+    ({"positive": True}, sp.Integer(0)),
+    ({"nonnegative": True}, sp.Integer(-1)),
+    ({"integer": True, "positive": True}, sp.Integer(0)),
+])
+def test_a_value_off_its_symbol_s_declared_kind_refutes_nothing(kind, value):
+    """The re-check is the gate of every witness: a point giving a symbol a value its declaration excludes is
+    no point of the link, whatever the search that found it."""
+    m = sp.Symbol("m", real=True, **kind)
+    ok, why, _ = confirms(Point({m: value}, {}), Decls(), m**2, m + 1, ">=", {})
+    assert not ok and "as m is declared" in why, why
+
+
+def test_a_value_of_its_symbol_s_declared_kind_refutes():
+    m = sp.Symbol("m", integer=True)
+    assert confirms(Point({m: sp.Integer(0)}, {}), Decls(), m**2, m + 1, ">=", {})[0]  # 0 >= 1 is false

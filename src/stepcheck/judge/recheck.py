@@ -443,6 +443,19 @@ class Recheck:
                 return f"the index {s} = {v} is outside its range {lo}..{hi} there"
         return ""
 
+    _KINDS = ("integer", "positive", "negative", "nonnegative", "nonpositive", "nonzero")
+
+    def off_its_kind(self) -> str:
+        """Why a symbol's value at the point is not of its declared kind ("" when every one is): ``let m:
+        integer`` at m = 1/2, or ``let c: positive real`` at c = 0, is no point of the link at all."""
+        for s, v in list(self.p.values.items()) + list(self.defaulted.items()):
+            if not isinstance(s, Symbol):
+                continue
+            for kind in self._KINDS:
+                if getattr(s, "is_" + kind) is True and getattr(v, "is_" + kind) is not True:
+                    return f"{s} = {v} is not {kind}, as {s} is declared"
+        return ""
+
     # ---------------------------------------------------------- facts
     def fact_holds(self, f, index_ranges: dict) -> bool:
         """Does the fact hold at the point, for every admissible value of its free indices?"""
@@ -617,7 +630,7 @@ def _confirms(point, decls, lhs, rhs, rel, facts, complete):
                 if not isinstance(f, (EqFact, IneqFact, IndepFact)):
                     raise Unconfirmed(f"cannot check the fact {lab}")
         d = rc.value(lhs) - rc.value(rhs)  # first: it fixes the defaults the facts are then checked with
-        outside = rc.outside_its_range(ranges)
+        outside = rc.outside_its_range(ranges) or rc.off_its_kind()
         if outside:
             return False, outside, rc
         for lab, fs in facts.items():

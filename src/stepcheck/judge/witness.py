@@ -330,7 +330,7 @@ def _critical_assignments(res, syms, decls: Decls):
     (in one of them, the other at its first trial values), simple ones first, and its rational roots: the
     residual has one sign in each such interval, so a violated sign shows there (``x^3 - 3 x + 2`` left of
     its root -2, ``x^4 + 1 - 2 x^3`` between 1 and 1.7).  The judge re-checks any witness."""
-    reals = [s for s in syms if s not in decls.index_ranges and not s.is_integer]
+    reals = [s for s in syms if s not in decls.index_ranges]
     if not 1 <= len(reals) <= 2 or len(reals) != len(syms):
         return
     for s in reals:
@@ -341,6 +341,12 @@ def _critical_assignments(res, syms, decls: Decls):
             if got is None:
                 continue
             ends, factors = got
+            if s.is_integer:  # `let m: integer`: the integers around each root (m^2 > m fails at 0 and 1)
+                points = [sympy.floor(e) + k for e in ends for k in (-1, 0, 1, 2)]
+                for x in dict.fromkeys(points):
+                    if not ((s.is_positive and x <= 0) or (s.is_nonnegative and x < 0)):
+                        yield {**sub, s: Integer(x)}
+                continue
             points = [f.nth(0) / -f.nth(1) for f in factors if f.degree() == 1 and f.domain.is_QQ]
             gaps = [(None, ends[0])] + list(zip(ends, ends[1:])) + [(ends[-1], None)]
             for lo, hi in gaps:

@@ -305,6 +305,10 @@ def sign_proof(g, strict: bool, domain=symbol_domain) -> tuple[bool, set]:
     ok, used = _sign_of_factors(sympy.factor_terms(g), strict, domain)
     if ok or sympy.count_ops(g) > 200:
         return ok, used
+    if len(g.free_symbols) == 1 and next(iter(g.free_symbols)).is_integer:  # m (m - 1) >= 0 at every integer m
+        ok, used = _sign_of_factors(sympy.expand(g), strict, domain)
+        if ok:
+            return ok, used
     try:
         with within_link_time("factoring a margin"):  # (sympy's factor cannot be stopped otherwise)
             f = sympy.factor(sympy.together(g))

@@ -47,7 +47,11 @@ def polynomial_sign(f, enclose) -> str | None:
     xs = p.gens
     try:
         if len(xs) == 1:
-            return _on_interval(p, enclose(ivs[xs[0]]))
+            iv = enclose(ivs[xs[0]])
+            got = _on_interval(p, iv)
+            if ivs[xs[0]].is_integer and got not in (POSITIVE, NEGATIVE):  # a root between integers: none hit
+                return _on_integers(p, iv) or got
+            return got
         return _form(p, lambda x: enclose(ivs[x]))
     except (KernelLimit, sympy.polys.polyerrors.CoercionFailed):
         return None
@@ -163,6 +167,43 @@ def _on_interval(p: Poly, iv) -> str | None:
     if v > 0:
         return POSITIVE if strict else NONNEGATIVE
     return NEGATIVE if strict else NONPOSITIVE
+
+
+MAX_INTEGERS = 64  # integer points evaluated one by one by _on_integers
+
+
+def _on_integers(p: Poly, iv) -> str | None:
+    """The sign of ``p`` over the integers of ``iv``, for a generator declared integer (``m^2 >= m``,
+    false between 0 and 1, holds at every integer).  Every real root lies in (-B, B), B Cauchy's bound
+    ``1 + max |a_k / a_n|``: beyond it ``p`` has the sign of its leading term (at -oo times (-1)^deg),
+    and the integers of ``iv`` within [-B, B] are evaluated exactly, one by one (at most MAX_INTEGERS
+    of them, else not decided)."""
+    coeffs = p.all_coeffs()
+    lead, deg = coeffs[0], p.degree()
+    bound = int(sympy.ceiling(1 + max(abs(c / lead) for c in coeffs[1:])))
+    lo = None if iv.lo in (oo, -oo) else int(sympy.floor(iv.lo)) + 1 if iv.lo_open and iv.lo.is_Integer \
+        else int(sympy.ceiling(iv.lo))
+    hi = None if iv.hi in (oo, -oo) else int(sympy.ceiling(iv.hi)) - 1 if iv.hi_open and iv.hi.is_Integer \
+        else int(sympy.floor(iv.hi))
+    first, last = max(-bound, lo) if lo is not None else -bound, min(bound, hi) if hi is not None else bound
+    if last - first + 1 > MAX_INTEGERS or (lo is not None and hi is not None and lo > hi):
+        return None
+    values = [p(Rational(k)) for k in range(first, last + 1)]
+    if hi is None or hi > bound:  # past every root: the sign of the leading term
+        values.append(lead)
+    if lo is None or lo < -bound:
+        values.append(lead if deg % 2 == 0 else -lead)
+    if not values:
+        return None
+    if all(v > 0 for v in values):
+        return POSITIVE
+    if all(v < 0 for v in values):
+        return NEGATIVE
+    if all(v >= 0 for v in values):
+        return NONNEGATIVE
+    if all(v <= 0 for v in values):
+        return NONPOSITIVE
+    return None
 
 
 def _roots_inside(f: Poly, lo, hi, lo_open: bool, hi_open: bool) -> bool:
