@@ -163,3 +163,23 @@ def test_a_sum_is_split_where_an_assumed_bound_keeps_its_range(bound, claim, sta
     if status == "holds":
         assert "top" in {u.label for u in link.uses}
 
+
+
+@pytest.mark.parametrize("claim, status", [
+    # inside a sum over the same range, the limit's Σ_m 1 still has n members: the enclosing index is one of them
+    ("sum(l=1..n, limit(softmax(s / T)_l, T -> oo)) = 1", "holds"),
+    ("sum(l=1..n, limit(softmax(s / T)_l, T -> oo) s_l) = sum(l=1..n, s_l)/n", "holds"),
+    # (the kernel once counted Σ_m 1 there as n - 1, the members other than l, and proved this)
+    ("sum(l=1..n, limit(softmax(s / T)_l, T -> oo)) = n/(n - 1)", "not holds"),
+])
+def test_a_limit_through_a_sum_inside_another_sum_counts_every_member(claim, status):
+    assert_verdict(_link(claim), status, "calculus", claim)
+
+
+def test_a_verified_limit_step_is_a_fact_that_contradicts_nothing():
+    """The fact limit(softmax(z/T)_r, T -> oo) = 1/N read at a sum's bound index was 1/(N - 1) = 1/N: 'the
+    assumptions in scope contradict each other' for every later link (red team, stop 51)."""
+    rep = check_text("let N: positive integer\nlet r: index 1..N\nreal z_r for r in 1..N\n"
+                     "step a7: limit(softmax(z / T)_r, T -> oo) = 1 / N\nrandom x_r for r in 1..N\n"
+                     "assume mx: E[x_r] = 0\nstep b3: E[sum(l=1..N, x_l)] = 0\n", "t.step")
+    assert [s.status for s in rep.steps] == ["holds", "holds"], [lk.message for s in rep.steps for lk in s.links]

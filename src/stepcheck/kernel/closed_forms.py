@@ -39,6 +39,9 @@ def recount(d, not_reversed=lambda size: size.is_nonnegative, used=lambda rule: 
     sub = {}
     for a in d.atoms(DSum):
         summand, bounds, excl = a.args
+        if summand == 0:  # no term, whatever the range
+            sub[a] = Integer(0)
+            continue
         if len(bounds) != 1 or bounds[0][0] in summand.free_symbols or not not_reversed(bounds[0][2] - bounds[0][1] + 1):
             continue
         b, lo, hi = bounds[0]

@@ -35,7 +35,7 @@ from sympy import (Add, Derivative, Dummy, Indexed, Integer, KroneckerDelta, Lim
 from . import calculus, limits
 from ..terms.facts import Deadline, Decls, IndepFact, KernelLimit, Limits
 from .independence import Independence, _within
-from .closed_forms import power_sum
+from .closed_forms import power_sum, recount
 from .elementary import elementary
 from .reduce import memo
 from .expansion import _expand
@@ -266,10 +266,9 @@ class Normalizer(Independence):
                 g.args[0].xreplace({g.args[1]: g.args[4]}) for g in member if g.args[4] in body.free_symbols]
             gaps = tuple(g for g in plain if g.free_symbols & body.free_symbols and var not in g.free_symbols)
             value = limits.take_limit(body, var, self.expr(pt), str(side), gaps, self.trace.signs, member, self.domain)
-            # a limit through a sum leaves sums of limits: one of a constant is counted here (Σ_{m ≠ i} 1 = n - 1)
-            count = {d: self.sum_atom(d.args[0], tuple(tuple(b) for b in d.args[1])) for d in value.atoms(DSum)
-                     if not d.args[0].free_symbols & {b[0] for b in d.args[1]}}
-            return [Term(_expand(value.xreplace(count)) if count else value)]
+            # a limit through a sum leaves sums of limits: one of a constant is counted with the members it leaves
+            # out (Σ_{m ≠ i} 1 = n - 1), never as the rest of the known members here (sum_atom's count)
+            return [Term(recount(value, self.not_reversed, self.trace.rules.add) if value.has(DSum) else value)]
         if isinstance(x, Extremum):
             self.trace.rules.add("calculus")
             f, var, a, b, kind = x.args
