@@ -35,6 +35,7 @@ from .bounded import bounded_proof, surely_signed
 from .jensen import jensen_proof
 from .squares import squared_proof
 from .attained import attained_proof, extremum_gap_proof
+from .products import products_cancel
 from .quotient import normal_power, quotient_proof
 from .fact_bounds import by_inequality_fact, member_sign, through_middle
 from .moment_cs import cauchy_schwarz_proof
@@ -234,14 +235,9 @@ class LinkProver:
             if ok:
                 nz.trace.rules.add("inequality")
                 last = len(tries) - 1 - k  # the last five: tangent, monotone (twice), termwise, quotient
-                if last == 4:
-                    nz.trace.rules.add("tangent")
-                elif last in (2, 3):
-                    nz.trace.rules.add("monotone")
-                elif last == 1:
-                    nz.trace.rules.add("termwise")
-                elif last == 0:
-                    nz.trace.rules.add("quotient")
+                named = {4: "tangent", 3: "monotone", 2: "monotone", 1: "termwise", 0: "quotient"}.get(last)
+                if named:
+                    nz.trace.rules.add(named)
                 return True, signs
         return False, set()
 
@@ -298,8 +294,9 @@ class LinkProver:
         d = self.reduce_terms(nz, ts, eqs)
         if d != 0 and any(composite_power(p) for p in d.atoms(sympy.Pow)):  # a fact's 4 put in for Var(X): 4^m
             d = _expand(elementary(d))
-        if d != 0 and d.has(DSum):
+        if d != 0 and d.has(DSum):  # sums over ranges that differ; products of sums expanded (kernel/products.py)
             d = self._align_ranges(nz, d)
+            d = Integer(0) if d != 0 and products_cancel(nz, d) else d
         if d != 0 and (d.has(sympy.Pow) or d.has(*_HYPERBOLIC)):  # tanh(x) as (exp(2 x) - 1)/(exp(2 x) + 1)
             n, _ = sympy.fraction(sympy.together(d.rewrite(sympy.exp) if d.has(*_HYPERBOLIC) else d))
             if _expand(n) == 0:
