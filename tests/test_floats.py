@@ -27,6 +27,11 @@ def status(line):
     ("softmax([1, 0]) ≈ [0.73, 0.26] in float32", "fails"),
     ("-exp(800) = -oo in float64", "holds"),
     ("1 / 0 = oo in float64", "holds"),
+    # one entry of a vector, as the whole vector gives it
+    ("softmax([20, 0])_1 = 1 in float32", "holds"),     # 1/(1 + e^-20) rounds to 1
+    ("softmax([20, 0])_2 = 0 in float32", "fails"),     # 2.06e-9
+    ("softmax([20, 0])_1 = 1 in float64", "fails"),
+    ("softmax([1000, 0])_1 != 1 in float64", "holds"),  # NaN
 ])
 def test_float_checks(claim, want):
     got, _ = status("check c: " + claim)
@@ -119,3 +124,14 @@ def test_correctly_rounded_agrees_with_an_independent_rounding():
     assert round_exact(Fraction(2) ** 1024, "float64") == math.inf
     assert round_exact(Fraction(-1, 2 ** 1080), "float64") == 0.0 and math.copysign(1, round_exact(Fraction(-1, 2 ** 1080), "float64")) < 0
     assert round_exact(Fraction(65520), "float16") == math.inf and round_exact(Fraction(65519), "float16") == 65504.0
+
+
+@pytest.mark.parametrize("claim, note", [
+    ("softmax([20, 0])_3 = 0 in float32", "there is no entry 3 in a vector of 2"),
+    ("softmax([20, 0])_0 = 0 in float32", "there is no entry 0"),
+])
+def test_an_entry_that_is_not_there_is_unknown_and_says_why(claim, note):
+    got, rep = status("check c: " + claim)
+    assert got == "unknown"
+    notes = [n for s in rep.steps for lk in s.links for d in lk.diagnostics for n in d.notes]
+    assert any(note in n for n in notes), notes

@@ -159,7 +159,17 @@ def _ev(node, t, np):
         return t(op(a, b))
     if isinstance(node, S.Call):
         return _call(node, t, np)
-    raise NotFloat(f"float mode does not evaluate this ({type(node).__name__})")
+    if isinstance(node, S.Subscript):  # one entry of a vector: softmax([20, 0])_1
+        v, ix = _ev(node.base, t, np), node.indices
+        text = ix[0].text if len(ix) == 1 and isinstance(ix[0], S.Num) else ix[0].name if len(ix) == 1 and \
+            isinstance(ix[0], S.Name) else ""  # (`_1` is read as the name 1)
+        if not isinstance(v, list) or not text.isdigit():
+            raise NotFloat("float mode reads one entry of a vector at a number, as in `softmax([20, 0])_1`")
+        k = Fraction(int(text))
+        if not 1 <= k <= len(v):
+            raise NotFloat(f"there is no entry {k} in a vector of {len(v)}: entries are numbered 1..{len(v)}")
+        return v[int(k) - 1]
+    raise NotFloat(f"float mode does not evaluate this ({type(node).__name__.lower()})")
 
 
 def _map(f, v):

@@ -146,7 +146,7 @@ class Values:
 
     def law(self, v):
         if isinstance(v, sympy.Indexed) and not all(i.is_Integer for i in v.indices):
-            raise NumericUnknown(f"`{v}` has a symbolic index: give the index a value (or prove it with a `step`)")
+            raise NumericUnknown(f"`{show(v)}` has a symbolic index: give the index a value (or prove it with a `step`)")
         decl = lookup(self.c, v)
         if decl is None:
             raise NumericUnknown(f"`{v}` has no declared distribution (write `random {v} ~ Normal(0, 1)`, ...)")

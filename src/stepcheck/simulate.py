@@ -554,7 +554,7 @@ def _proof(state, st, lr, lhs, target, bindings, uses):
                 "warning", f"`{ref}` does not state this claim", st.proof.span, "a different statement",
                 notes=[f"`{ref}` proves {step.statement}"] +
                       ([f"with {', '.join(f'{k} = {fmt(v)}' for k, v in bindings.items())} its sides are "
-                        f"{safe_str(lhs_s)} and {safe_str(rhs_s)}"] if bindings else []),
+                        f"{show(lhs_s)} and {show(rhs_s)}"] if bindings else []),
                 code="W-simulate-proof"))
     return note
 
