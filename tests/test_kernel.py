@@ -942,11 +942,27 @@ def test_a_sum_up_to_a_free_index_reads_the_index_s_declared_lower_end(step, sta
     ("E[X^2] >= 5", "fails"),                # X = ±2
     ("s > 0", "fails"),                      # Y constant: s = 0
     ("E[X^2] <= 4", "fails"),
+    # two equations, one after the other: E[X^2] + E[q_1^2] - 5 is E[X]^2 + E[q_1]^2
+    ("E[X^2] + E[q_1^2] >= 5", "holds"),
+    ("Var(X q_1) >= 4", "not holds"),        # no independence given: Var(X q_1) is not E[X^2] E[q_1^2] - ...
+    ("E[X^2] + E[q_1^2] > 5", "fails"),      # both means 0
+    ("E[X^2] + E[q_1^2] >= 6", "fails"),
 ])
 def test_an_equation_solved_for_a_quantity_of_an_inequality(step, status):
     text = ("random X, Y\nlet s: real\nlet n: positive integer\nrandom q_i for i in 1..n\n"
             f"assume v4: Var(X) = 4\nassume vy: Var(Y) = s\nassume vq: Var(q_i) = 1\nstep t: {step}\n")
-    assert _last_status(text) == status, step
+    assert _meets(_last_status(text), status), step
+
+
+@pytest.mark.parametrize("step, status", [
+    ("Var(X Y) >= 1", "holds"),               # 1 + E[X]^2 + E[Y]^2, whatever the means
+    ("Var(X Y) >= Var(X) Var(Y)", "holds"),
+    ("Var(X Y) > 1", "fails"),                # both means 0
+    ("Var(X Y) >= 2", "fails"),
+])
+def test_the_variance_of_a_product_of_independent_variables(step, status):
+    text = f"random X, Y\nassume ind: independent(X, Y)\nassume v: Var(X) = 1, Var(Y) = 1\nstep t: {step}\n"
+    assert _meets(_last_status(text), status), step
 
 
 @pytest.mark.parametrize("step, status", [

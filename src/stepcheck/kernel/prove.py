@@ -257,24 +257,27 @@ class LinkProver:
     MAX_SOLVED = 24  # (fact, quantity) pairs tried by _by_equation
 
     def _by_equation(self, nz, g, strict: bool, eqs, domain) -> tuple[bool, set]:
-        """``g >= 0`` (``> 0``) where an equation, solved for one quantity of ``g`` it is linear in (a number
-        coefficient), turns ``g`` into an expression of proved sign: under Var(X) = 4, E[X^2] - 4 is
-        E[X]^2; under Var(X) = s, s is E[X^2] - E[X]^2, a variance.  Sound: g equals it wherever the
-        facts hold."""
-        tried = 0
-        for p in self.instances(nz, eqs, g, ()):
-            for q in sorted(g.atoms(E, DSum, sympy.Symbol, Indexed) & p.atoms(E, DSum, sympy.Symbol, Indexed),
-                            key=sympy.default_sort_key):
-                c = p.coeff(q)
-                if not (c.is_number and c != 0) or (p - c * q).has(q):
-                    continue
-                tried += 1
-                if tried > self.MAX_SOLVED:
-                    return False, set()
-                ok, signs = sign_proof(_expand(g.xreplace({q: q - p / c})), strict=strict, domain=domain)
-                if ok:
-                    return True, signs
-        return False, set()
+        """``g >= 0`` (``> 0``) where an equation solved for a quantity of ``g`` it is linear in (a number coefficient),
+        or a second one after it, gives an expression of proved sign: under Var(X) = 4, E[X^2] - 4 is E[X]^2; under
+        Var(X) = Var(Y) = 1, E[X^2] + E[Y^2] - 2 is E[X]^2 + E[Y]^2.  Sound: g equals it wherever the facts hold."""
+        polys, tried = self.instances(nz, eqs, g, ()), [0]
+
+        def solve(h, skip):
+            for k, p in enumerate(polys):
+                for q in sorted(h.atoms(E, DSum, sympy.Symbol, Indexed) & p.atoms(E, DSum, sympy.Symbol, Indexed),
+                                key=sympy.default_sort_key):
+                    c = p.coeff(q)
+                    if k in skip or not (c.is_number and c != 0) or (p - c * q).has(q):
+                        continue
+                    tried[0] += 1
+                    if tried[0] > self.MAX_SOLVED:
+                        return False, set()
+                    h2 = _expand(h.xreplace({q: q - p / c}))
+                    ok, signs = sign_proof(h2, strict=strict, domain=domain)
+                    if ok or not skip and (ok_signs := solve(h2, {k}))[0]:
+                        return (True, signs) if ok else ok_signs
+            return False, set()
+        return solve(g, set())
 
     def _by_inequality_fact(self, nz, g, strict: bool, ineqs, eqs, sub, domain) -> tuple[bool, set]:
         """``g >= 0`` (``> 0``) from an assumed inequality read at the link's indices (kernel/fact_bounds.py)."""
