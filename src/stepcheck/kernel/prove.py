@@ -36,6 +36,7 @@ from .jensen import jensen_proof
 from .squares import squared_proof
 from .attained import attained_proof, extremum_gap_proof
 from .products import products_cancel
+from .solved import by_equation
 from .quotient import normal_power, quotient_proof
 from .fact_bounds import by_inequality_fact, member_sign, through_middle
 from .moment_cs import cauchy_schwarz_proof
@@ -219,7 +220,7 @@ class LinkProver:
                  lambda: cross_squares_proof(g, strict, domain),  # p_i p_j <= 1/4: -2 u v beside u^2 + v^2
                  lambda: quadratic_proof(g, strict, domain),  # a m^2 + b m + c, 4 a c - b^2 >= 0
                  lambda: bounded_second_moment_proof(g, strict, domain, self.decls.is_rv, nz.trace, ineqs),  # Var(B) <= 1/4
-                 lambda: self._by_equation(nz, g, strict, eqs, domain) if eqs else (False, set()),
+                 lambda: by_equation(self, nz, g, strict, eqs, domain) if eqs else (False, set()),
                  lambda: tangent_proof(g, strict, domain, self.decls.is_rv),  # exp(x) >= 1 + x, log(c) <= c - 1
                  lambda: exp_margin_proof(g, strict, domain, members, by_facts),  # log(Σ exp(z)) >= z_a through exp
                  lambda: increasing_proof(g, strict, domain, by_facts),
@@ -235,9 +236,14 @@ class LinkProver:
             if ok:
                 nz.trace.rules.add("inequality")
                 last = len(tries) - 1 - k  # the last five: tangent, monotone (twice), termwise, quotient
-                named = {4: "tangent", 3: "monotone", 2: "monotone", 1: "termwise", 0: "quotient"}.get(last)
-                if named:
-                    nz.trace.rules.add(named)
+                if last == 4:
+                    nz.trace.rules.add("tangent")
+                elif last in (2, 3):
+                    nz.trace.rules.add("monotone")
+                elif last == 1:
+                    nz.trace.rules.add("termwise")
+                elif last == 0:
+                    nz.trace.rules.add("quotient")
                 return True, signs
         return False, set()
 
@@ -253,31 +259,6 @@ class LinkProver:
     @staticmethod
     def _split_out(nz):  # is the free index e in rng? (the normaliser's own test for leaving it out of a sum)
         return lambda e, rng: e in nz.free and nz.split_out(e, rng)
-
-    MAX_SOLVED = 24  # (fact, quantity) pairs tried by _by_equation
-
-    def _by_equation(self, nz, g, strict: bool, eqs, domain) -> tuple[bool, set]:
-        """``g >= 0`` (``> 0``) where an equation solved for a quantity of ``g`` it is linear in (a number coefficient),
-        or a second one after it, gives an expression of proved sign: under Var(X) = 4, E[X^2] - 4 is E[X]^2; under
-        Var(X) = Var(Y) = 1, E[X^2] + E[Y^2] - 2 is E[X]^2 + E[Y]^2.  Sound: g equals it wherever the facts hold."""
-        polys, tried = self.instances(nz, eqs, g, ()), [0]
-
-        def solve(h, skip):
-            for k, p in enumerate(polys):
-                for q in sorted(h.atoms(E, DSum, sympy.Symbol, Indexed) & p.atoms(E, DSum, sympy.Symbol, Indexed),
-                                key=sympy.default_sort_key):
-                    c = p.coeff(q)
-                    if k in skip or not (c.is_number and c != 0) or (p - c * q).has(q):
-                        continue
-                    tried[0] += 1
-                    if tried[0] > self.MAX_SOLVED:
-                        return False, set()
-                    h2 = _expand(h.xreplace({q: q - p / c}))
-                    ok, signs = sign_proof(h2, strict=strict, domain=domain)
-                    if ok or not skip and (ok_signs := solve(h2, {k}))[0]:
-                        return (True, signs) if ok else ok_signs
-            return False, set()
-        return solve(g, set())
 
     def _by_inequality_fact(self, nz, g, strict: bool, ineqs, eqs, sub, domain) -> tuple[bool, set]:
         """``g >= 0`` (``> 0``) from an assumed inequality read at the link's indices (kernel/fact_bounds.py)."""
