@@ -39,6 +39,17 @@ DECLS = ("let n: positive integer\nlet c: real\nrandom X, Y, N, V, U\nrandom W_i
     ("E[(X + Y)^4] > (E[X] + E[Y])^4", "fails"),             # X + Y constant
     ("E[(X + Y)^4] >= (E[X] + E[Y])^4 + 1", "fails"),
     ("E[(X + Y)^3] >= (E[X] + E[Y])^3", "fails"),            # an odd power
+    # w^p for a number p: convex for p < 0 where w > 0, and for p > 1 where w >= 0; concave for 0 < p < 1
+    ("E[1/V] >= 1/E[V] by vpos", "holds"),
+    ("E[V^(-2)] >= E[V]^(-2) by vpos", "holds"),
+    ("E[U^3] >= E[U]^3 by unn", "holds"),                    # an odd power, but U >= 0 on every outcome
+    ("E[U^(3/2)] >= E[U]^(3/2) by unn", "holds"),
+    ("E[U^(1/3)] <= E[U]^(1/3) by unn", "holds"),
+    ("E[1/V] > 1/E[V] by vpos", "fails"),                    # a constant V closes the gap
+    ("E[1/V] <= 1/E[V] by vpos", "fails"),
+    ("E[1/X] >= 1/E[X]", "not holds"),                      # no sign of X: X = -1 or 2
+    ("E[1/U] >= 1/E[U] by unn", "not holds"),               # U >= 0 is not U > 0: 1/0 is no number
+    ("E[U^(1/3)] >= E[U]^(1/3) by unn", "fails"),
 ])
 def test_jensen(claim, status):
     assert_verdict(claim_link(DECLS, claim), status, "jensen", claim)

@@ -7,7 +7,10 @@ A margin ``g`` holding a mean ``E[f(w)]`` of a random ``w`` is rewritten with th
 ``E[N^2]`` becomes ``1 + G``).  A sign proved for every such G is proved for the gap itself.
 
 * convex on the reals: ``exp(w)``, ``|w|``, ``w^k`` for an even k >= 2;
-* concave where ``w`` is signed on every outcome: ``log(w)`` for ``w > 0``, ``sqrt(w)`` for ``w >= 0``,
+* convex where ``w`` is signed on every outcome: ``w^p`` for a number ``p < 0`` (``1/w``) and ``w > 0``, for
+  ``p > 1`` (``w^3``, ``w^(3/2)``) and ``w >= 0``;
+* concave where ``w`` is signed on every outcome: ``log(w)`` for ``w > 0``, ``sqrt(w)`` and ``w^p`` for
+  ``0 < p < 1`` for ``w >= 0``,
   the sign proved pointwise from the facts that hold on every outcome (``assume pos: V > 0``), as the
   rule ``bounded`` proves its pointwise links.
 
@@ -48,6 +51,9 @@ def _shape(mean, is_random):
         w, f, convex, sign = x.base, (lambda v: v**k), True, None
     elif isinstance(x, Pow) and x.exp == sympy.Rational(1, 2):
         w, f, convex, sign = x.base, sympy.sqrt, False, ">="
+    elif isinstance(x, Pow) and x.exp.is_Rational and x.exp not in (0, 1):  # w^p, w signed on every outcome
+        p = x.exp  # p < 0: convex for w > 0 (1/w); 0 < p < 1: concave for w >= 0; p > 1: convex for w >= 0
+        w, f, convex, sign = x.base, (lambda v: v**p), not 0 < p < 1, ">" if p < 0 else ">="
     else:
         return None
     if w.has(*_OPAQUE) or any(is_canon_bound(s) for s in w.free_symbols):
