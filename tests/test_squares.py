@@ -1,4 +1,4 @@
-"""Both sides squared (kernel/squares.py): A <= B for A, B proved >= 0, as A^2 <= B^2.
+"""Both sides squared (kernel/squares.py): A <= B for B proved >= 0 (or A proved <= 0), as A^2 <= B^2.
 
 Where it applies the link holds with `squared`; where it must not (a side that may be negative, a bound
 missed by a margin, a strict bound met with equality) the link does not hold."""
@@ -23,6 +23,12 @@ def _link(claim):
     "sqrt(R^2) = 1",
     "|ε_i| = 1",
     "2 * |R| = sqrt(4)",
+    # a smaller side of no sign: A <= |A| <= B, and for A <= 0 the mirror, -B <= |B| <= -A
+    "sum(i=1..n, a_i b_i) <= sqrt(sum(i=1..n, a_i^2)) sqrt(sum(i=1..n, b_i^2))",
+    "-sqrt(sum(i=1..n, a_i^2)) sqrt(sum(i=1..n, b_i^2)) <= sum(i=1..n, a_i b_i)",
+    "u <= sqrt(u^2 + 1)",
+    "u < sqrt(u^2 + 1)",
+    "-sqrt(u^2 + 1) < u",
 ])
 def test_squared_holds(claim):
     link = _link(claim)
@@ -36,6 +42,9 @@ def test_squared_holds(claim):
     "sqrt(p q) < (p + q) / 2",                        # p = q: equality
     "|sum(i=1..n, a_i)| <= sqrt(sum(i=1..n, a_i^2))",  # n = 2, a = (1, 1): 2 > sqrt(2)
     "|u| = sqrt(u^2 + 1) - 1",                        # u = 1: equal squares needs both sides' signs and values
+    "u <= sqrt(u^2 - 2 u + 1)",                       # u = 1: 1 > 0 (the squares are equal only for u <= 1/2)
+    "-sqrt(u^2 + 1) <= u - 1",                        # u = -1/2 ... u^2 + 1 >= (u - 1)^2 fails for u < 0
+    "u + 1 <= sqrt(u^2 + 1)",                         # u = 1: 2 > sqrt(2)
 ])
 def test_squared_near_misses_fail(claim):
     link = _link(claim)

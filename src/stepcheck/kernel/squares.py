@@ -1,7 +1,9 @@
-"""Both sides squared (rule ``squared``): ``A <= B`` where both are proved ``>= 0``, as ``A^2 <= B^2``.
+"""Both sides squared (rule ``squared``): ``A <= B`` where ``B`` is proved ``>= 0``, as ``A^2 <= B^2``.
 
-x -> x^2 is strictly increasing on [0, oo), so for A, B >= 0 the two claims are one (strict for strict, and
-``A = B`` as ``A^2 = B^2``: ``|R| = 1`` for a Rademacher R, whose law gives ``R^2 = 1``).
+x -> x^2 is strictly increasing on [0, oo), so for B >= 0, ``A^2 <= B^2`` gives ``A <= |A| <= B`` (strict for
+strict) whatever the sign of A (``E[X Y] <= sqrt(E[X^2] E[Y^2])``), and for A <= 0, ``B^2 <= A^2`` gives
+``-|B| >= A`` so ``A <= B`` (``-sqrt(E[X^2] E[Y^2]) <= E[X Y]``); an equation ``A = B`` needs both proved
+``>= 0`` (``|R| = 1`` for a Rademacher R, whose law gives ``R^2 = 1``).
 The sides' signs are proved by the interval evaluator on the link as written (``|Σ_i a_i b_i|``,
 ``sqrt(Σ a^2) sqrt(Σ b^2)``); the squared link is proved by the same prover, from the same facts, once
 (it is never squared again).  So Cauchy-Schwarz under a square root holds:
@@ -39,10 +41,14 @@ def squared_proof(prover, lhs, rhs, candidates, rel: str, deadline, ranges, unro
     signs: set = set()
     prover._squaring = True
     try:
-        sided = [_nonnegative(prover, x, signs, candidates, deadline, ranges, unroll) for x in (lhs, rhs)]
+        sided = [_nonnegative(prover, x, signs, candidates, deadline, ranges, unroll)
+                 for x in ((lhs, rhs) if rel == "=" else (rhs,))]  # A <= |A| <= B: only B's sign is needed
+        small, large = lhs, rhs
+        if not all(sided) and rel != "=":  # else -B <= |B| <= -A where -A >= 0: -sqrt(E[X^2] E[Y^2]) <= E[X Y]
+            sided, small, large = [_nonnegative(prover, -lhs, signs, candidates, deadline, ranges, unroll)], rhs, lhs
         if not all(sided):
             return None
-        p = prover.prove_link(lhs ** 2, rhs ** 2, candidates, rel, deadline, ranges, unroll)
+        p = prover.prove_link(small ** 2, large ** 2, candidates, rel, deadline, ranges, unroll)
     finally:
         prover._squaring = False
     if not p.holds:
