@@ -142,3 +142,34 @@ def test_a_bound_over_a_family_is_read_at_each_member_of_a_witness(claim, status
         assert witness in link.message, link.message
     else:
         assert link.status != "fails", (claim, link.message)
+
+
+CONTEXT = ("let n: positive integer\nrandom q_i for i in 1..n\nassume iq: independent(q)\nassume mq: E[q_i] = 0\n"
+           "assume vq: Var(q_i) = 1\nstep first: sum(i=1..n, E[q_i^2]) = n\nlet t: index 1..n\nreal z_i for i in 1..n\n"
+           "define w_i = exp(z_i) / sum(l=1..n, exp(z_l))\n")
+
+
+def test_facts_about_random_variables_get_a_model_beside_the_point():
+    """A false deterministic link after unrelated facts about random variables (red team, stop 51): without them it
+    failed at a point, with them it was unknown (the point cannot evaluate a mean).  The point is now sought
+    without them, a finite model of them is found at the point's dimensions, and every fact is re-checked at the
+    whole point."""
+    rep = check_text(CONTEXT + "step s6: diff(w_i, z_t) = w_i (1 - w_t)\n", "t.step")
+    lk = rep.steps[-1].links[0]
+    assert lk.status == "fails", lk.message
+    assert "q_1 =" in lk.message and "independent" in lk.message, lk.message  # the model's law, in words
+
+
+def test_a_true_link_beside_facts_about_random_variables_never_fails():
+    rep = check_text(CONTEXT + "step s6: diff(w_i, z_t) = w_i (delta(i, t) - w_t)\n", "t.step")
+    assert rep.steps[-1].links[0].status == "holds"
+
+
+def test_facts_about_random_variables_with_no_model_at_the_point_refute_nothing(monkeypatch):
+    """With no finite model of the random facts (the search finds none), the point alone refutes nothing: the
+    point is never taken without a model of every fact."""
+    from stepcheck.models import search
+
+    monkeypatch.setattr(search, "random_models", lambda *a, **k: [])
+    rep = check_text(CONTEXT + "step s6: diff(w_i, z_t) = w_i (1 - w_t)\n", "t.step")
+    assert rep.steps[-1].links[0].status == "unknown"

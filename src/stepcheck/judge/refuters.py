@@ -160,29 +160,70 @@ def search_point(state, decls, lhs, rhs, candidates, rel: str, deadline, defined
         return None
     labels = [c for c in candidates if c not in state.contradiction and not verified_identity(state, c)]
     facts = {**state.facts_of(labels), **(defined or {})}
+    # facts about random quantities say nothing at a deterministic point: the point is sought with the others,
+    # then a finite model of these is looked for at the point's dimensions and the two checked together
+    chance = {lab: fs for lab, fs in facts.items() if any(_random_fact(f, decls) for f in fs)}
     try:
         with interrupted_at(deadline, "evaluating the link at concrete points"):  # sympy's limit may not end
-            _, bad = pointwise_check(decls, lhs, rhs, rel, facts, cap=POINTS_TRIED, deadline=deadline,
-                                     patterns=(0, 1, 3))
+            _, bad = pointwise_check(decls, lhs, rhs, rel, {k: v for k, v in facts.items() if k not in chance},
+                                     cap=POINTS_TRIED, deadline=deadline, patterns=(0, 1, 3))
     except Exception:  # noqa: BLE001 - the search never breaks a check (the time limit included)
         return None
     if bad is None:
         return None
     p, lv, rv = bad
-    ok, _, defaulted = confirms(Point(dict(p.values), {}, pattern=p.pattern), decls, lhs, rhs, rel, facts,
-                                complete=True)
+    point, law = Point(dict(p.values), {}, pattern=p.pattern), ""
+    if chance:
+        got = _with_a_model_of(point, chance, decls, deadline)
+        if got is None:
+            return None
+        point, law = got
+    ok, _, defaulted = confirms(point, decls, lhs, rhs, rel, facts, complete=True)  # every fact, exactly
     if not ok:
         return None
     values = {**p.values, **defaulted}
     parts = [f"{show(k)} = {show(v)}" for k, v in sorted(values.items(), key=lambda kv: str(kv[0]))]
     given = list(sides) + [side for fs in facts.values() for f in fs for side in (getattr(f, "lhs", None),
                                                                                getattr(f, "rhs", None)) if side is not None]
-    fams = sorted({a.base.label.name for x in given for a in x.atoms(Indexed)})  # the facts' too: their values
+    fams = sorted({a.base.label.name for x in given for a in x.atoms(Indexed)  # the facts' too: their values
+                   if a.base.label.name not in decls.random_families})
     taken = set(decls.order) | {str(k) for k in values}
     m = next(n for n in ("m", "k", "r", "u", "w", "ι") if n not in taken)
     shown = {0: "{m} - 1", 1: "1 for {m} = 1, else 0", 3: "0"}[p.pattern]
     parts += [f"{fam}_{m} = " + shown.format(m=m) for fam in fams]
-    return ", ".join(parts) or None, lv - rv
+    return ", ".join(parts + ([law] if law else [])) or None, lv - rv
+
+
+def _random_fact(f, decls) -> bool:
+    from sympy import Indexed
+
+    from ..terms.facts import IndepFact
+    if isinstance(f, IndepFact):
+        return True
+    sides = [x for x in (getattr(f, "lhs", None), getattr(f, "rhs", None)) if x is not None]
+    from ..terms.objects import SD, Cov, E, Var
+    from ..terms.probability import Prob
+    return any(x.free_symbols & set(decls.random_symbols) or any(decls.is_rv(a) for a in x.atoms(Indexed))
+               or x.has(E, Var, Cov, SD, Prob) for x in sides)
+
+
+def _with_a_model_of(point, chance: dict, decls, deadline):
+    """(``point`` with the joint law of a finite model of the facts ``chance`` (about random quantities) that
+    agrees with it on every dimension both fix, that law in words), or None (none found in the time left, up
+    to a second).  The caller re-checks every fact at the whole point."""
+    from ..models.evaluate import Model
+    from ..models.render import render_model
+    from ..models.search import random_models
+    from .recheck import Point as P, point_of_model
+
+    seconds = max(0.0, min(1.0, deadline.remaining()))
+    for model in random_models(decls, chance, n=3, seed=7, seconds=seconds):
+        if any(s in point.values and point.values[s] != v for s, v in model.dims.items()):
+            continue
+        m = point_of_model(model, {})  # its random variables' law; the point's own values win everywhere else
+        law = render_model(Model(groups=list(model.groups)), decls)
+        return P({**m.values, **point.values}, dict(point.indexed), m.groups, point.pattern, point.laws), law
+    return None
 
 
 def confirm_model(w, decls, lhs, rhs, rel: str, facts) -> tuple[bool, str]:
