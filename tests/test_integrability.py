@@ -38,6 +38,8 @@ def _codes(rep):
     ("step s: sum(i=1..n, E[1/q_i]) = n E[1/q_1]", "this mean does not exist"),
     ("assume h: E[1/Z] = 0", "this mean does not exist"),
     ("check k: E[1/U^2] = 3", "this mean does not exist"),
+    ("step s: E[exp(1/U)] - E[exp(1/U)] = 0", "this mean does not exist"),  # the pole inside exp (red team)
+    ("step s: E[exp(1/Z)] - E[exp(1/Z)] = 0", "this mean does not exist"),
 ])
 def test_an_infinite_mean_is_an_error(claim, title):
     rep = _report(claim)
@@ -63,6 +65,9 @@ def test_an_infinite_mean_is_an_error(claim, title):
     "step s: E[X/U] - E[X/U] = 0",                         # another random quantity: undecided
     "step s: E[1/X] - E[1/X] = 0",                         # no declared law: the mean is taken to exist
     "step s: E[Z/(exp(Z) - 1)] - E[Z/(exp(Z) - 1)] = 0",   # a removable singularity
+    "step s: E[exp(-1/U)] - E[exp(-1/U)] = 0",             # a pole inside exp that flattens it: bounded
+    "step s: E[exp(-1/Z^2)] - E[exp(-1/Z^2)] = 0",
+    "step s: E[tanh(Z)/Z] - E[tanh(Z)/Z] = 0",
 ])
 def test_a_finite_or_undecided_mean_is_checked(claim):
     rep = _report(claim)
@@ -75,9 +80,10 @@ N01 = Dist("Normal", (sympy.Integer(0), sympy.Integer(1)), "Normal(0, 1)")
 _X = sympy.Symbol("x", real=True)
 _H = sympy.Rational
 ON_U01 = [1 / _X, _X ** _H(-1, 2), _X ** _H(-3, 4), sympy.log(_X) ** 2, 1 / (_X + 2), _X ** _H(-2, 3) * sympy.log(_X),
-          1 / (_X - 1), sympy.sin(_X) / _X]
+          1 / (_X - 1), sympy.sin(_X) / _X,
+          sympy.exp(1 / (4 * _X)), sympy.exp(-1 / _X)]  # a pole inside a function: infinite; flattened: finite
 ON_N01 = [1 / _X, 1 / (_X + 2), sympy.Abs(_X) ** _H(-1, 2), sympy.exp(_X ** 2 / 3), sympy.exp(_X ** 2 / 8 + _X / 2),
-          _X / (sympy.exp(_X) - 1)]
+          _X / (sympy.exp(_X) - 1), sympy.exp(-1 / _X ** 2), sympy.tanh(_X) / _X]
 
 
 def _cut(f, law, eps, edge):
@@ -137,6 +143,9 @@ def _heavy(claim):
     ("step s: Cov(X, 1) = 0", "this covariance does not exist"),
     ("assume h: E[X] = 0", "this mean does not exist"),
     ("check k: E[T^4] = 3", "this mean does not exist"),
+    # red team (stop 51): no series at infinity, and a pole inside a function
+    ("step s: E[X tanh(X)] - E[X tanh(X)] = 0", "this mean does not exist"),
+    ("step s: Var(W tanh(W)) - Var(W tanh(W)) = 0", "this variance does not exist"),
 ])
 def test_a_heavy_tailed_law_has_no_moment_from_its_tail_index_on(claim, title):
     rep = _heavy(claim)
@@ -166,7 +175,10 @@ C01 = Dist("Cauchy", (sympy.Integer(0), sympy.Integer(1)), "Cauchy(0, 1)")
 T3 = Dist("StudentT", (sympy.Integer(3),), "StudentT(3)")
 ON_HEAVY = [(C01, _X), (C01, sympy.sqrt(sympy.Abs(_X))), (C01, _X / (1 + _X ** 2)), (C01, sympy.log(1 + _X ** 2)),
             (C01, _X ** 2 / (1 + _X ** 2)), (T3, _X), (T3, _X ** 2), (T3, sympy.Abs(_X) ** _H(3, 2)),
-            (T3, _X ** 3 / (1 + _X ** 2))]
+            (T3, _X ** 3 / (1 + _X ** 2)),
+            # no series at infinity (tanh): decided by the order of growth and, at the edge, the size
+            (C01, _X * sympy.tanh(_X)), (C01, sympy.tanh(_X)), (C01, sympy.sqrt(sympy.Abs(_X)) * sympy.tanh(_X)),
+            (T3, _X * sympy.tanh(_X)), (T3, _X ** 2 * sympy.tanh(_X))]
 
 
 def _density(law):

@@ -13,7 +13,9 @@ are finite sums, and a value it cannot take is a guard's business):
 * a **pole** ``c`` of the body inside the support (a real zero of its
   denominator), where the body behaves like ``C t^e`` (``C`` real, non-zero,
   perhaps with powers of ``log t``) as ``t = |x - c| → 0`` on a side the law
-  has density: ``E|g|^p`` is infinite iff ``p e ≤ -1``;
+  has density: ``E|g|^p`` is infinite iff ``p e ≤ -1`` (the zeros of a function's argument's denominator are
+  poles too: ``exp(1/U)``; where no series exists there, infinite where |g|^p grows at least like 1/t,
+  :func:`_grows_at_least`);
 * the **tails** of a Normal(μ, σ²) with a number σ², for a body with an
   exponential of a polynomial of degree ≥ 2 in the variable, or of another
   exponential of it, or a power with it in the exponent: infinite where
@@ -24,7 +26,8 @@ are finite sums, and a value it cannot take is a guard's business):
   infinite iff ``p r ≥ a`` (``E[X]`` and ``Var(X)`` of a Cauchy X; ``Var(T)``
   for ``T ~ StudentT(2)``); with powers of ``log |x|`` beside it, only
   ``p r > a`` is decided; a body growing faster than every power
-  (``exp(X)``) is infinite.
+  (``exp(X)``) is infinite; with no series at infinity (``X tanh(X)``), by the order of growth and, at
+  ``p r = a``, the size (:func:`_grows_at_least`).
 
 Anything else (several variables, symbolic singular points, sympy unable to
 tell) is undecided and says nothing: the mean is taken to exist, as the
@@ -86,23 +89,63 @@ def infinite_moment(body, p: int, randoms: set, law_of) -> str | None:
     return why and why.replace("{x}", show(x))
 
 
+def _singular_points(g, v, iv) -> list:
+    """The real zeros in ``iv`` of the denominator of the body and of every function's argument in it (the pole
+    of ``exp(1/v)`` at 0 is inside the exp), or None where sympy cannot list them."""
+    dens = {sympy.denom(sympy.together(g))} | {sympy.denom(sympy.together(a)) for f in g.atoms(sympy.Function)
+                                               for a in f.args if a.has(v)}
+    out: set = set()
+    for den in dens:
+        if not den.has(v):
+            continue
+        pts = sympy.solveset(den, v, iv)
+        if not isinstance(pts, sympy.FiniteSet):
+            return None
+        out |= set(pts)
+    return sorted(out, key=sympy.default_sort_key)
+
+
+def _grows_at_least(g, t, p, bound) -> bool:
+    """Where a series does not say (``exp(1/t)``, ``tanh(1/t)/t``): |g|^p grows at least like ``1/t^bound`` as
+    t → 0+, by the limits of ``log|g| / log(1/t)`` (its order r, faster than every power at ∞) and, at the
+    edge ``p r = bound``, of ``|g| t^r`` (not tending to 0).  False where sympy cannot tell."""
+    try:
+        r = sympy.limit(sympy.log(g**2) / (2 * sympy.log(1 / t)), t, 0, "+")
+        if r is oo:
+            return True
+        if not (r.is_number and r.is_finite) or (p * r >= bound) != sympy.true:
+            return False
+        if (p * r > bound) == sympy.true:
+            return True
+        size = sympy.limit(sympy.sqrt(g**2) * t**r, t, 0, "+")
+        return size is oo or bool(size.is_number and size.is_finite and (size > 0) == sympy.true)
+    except (ValueError, NotImplementedError, TypeError, sympy.PoleError, ArithmeticError):
+        return False
+
+
 def _pole(g, v, p, iv):
-    den = sympy.denom(sympy.together(g))
-    if not den.has(v):
-        return None
-    pts = sympy.solveset(den, v, iv)
-    if not isinstance(pts, sympy.FiniteSet):
+    pts = _singular_points(g, v, iv)
+    if not pts:
         return None
     t = Dummy("t", positive=True)
-    for c in sorted(pts, key=sympy.default_sort_key):
+    for c in pts:
         if not c.is_number:
             continue
         sides = ([c + t] if (c < iv.end) == sympy.true else []) + ([c - t] if (c > iv.start) == sympy.true else [])
         for at in sides:
-            coeff, e = g.xreplace({v: at}).leadterm(t)
+            near = g.xreplace({v: at})
+            try:
+                coeff, e = near.leadterm(t)
+            except (ValueError, NotImplementedError, TypeError, sympy.PoleError):
+                coeff = e = None
+            if coeff is None or not (e.is_number and e.is_real) or coeff.has(v, t):
+                if near.is_extended_real is not False and _grows_at_least(near, t, p, 1):
+                    gap = f"|{{x}} - {c}|" if c != 0 else "|{x}|"
+                    return f"near {{x}} = {c} it grows at least like 1/{gap}, and {{x}} has a density there"
+                continue
             if coeff.has(sympy.log(t)):  # C log(t)^m: its size near 0 is that of C's leading term in log(t)
                 coeff = sympy.Poly(coeff, sympy.log(t)).LC()
-            if not (e.is_number and e.is_real) or coeff.has(v, t) or coeff.is_zero is not False:
+            if coeff.is_zero is not False:
                 continue
             if coeff.is_extended_real is False or (coeff.is_number and sympy.im(coeff).is_zero is False):
                 continue  # no real value on that side: the guard's business (1/sqrt(U) below 0)
@@ -146,9 +189,11 @@ def _heavy_tail(g, v, p, dist):
             coeff = sympy.Poly(coeff, sympy.log(t)).LC()
         if coeff is None or not (e.is_number and e.is_real) or coeff.has(v, t) or coeff.is_zero is not False:
             rate = _growth_rate(g, v, end)
+            side = "" if end == oo else "-"
             if rate is oo:
-                side = "" if end == oo else "-"
                 return f"as {{x}} → {side}∞ it grows faster than every power of {{x}}, and {_heavy_text(dist)}"
+            if at.is_extended_real is not False and _grows_at_least(at, t, p, a):  # x tanh(x): like |x|
+                return f"as {{x}} → {side}∞ it grows at least like |{{x}}|^({show(a / p)}), and {_heavy_text(dist)}"
             continue
         if coeff.is_extended_real is False or (coeff.is_number and sympy.im(coeff).is_zero is False):
             continue
