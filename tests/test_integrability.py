@@ -40,6 +40,8 @@ def _codes(rep):
     ("check k: E[1/U^2] = 3", "this mean does not exist"),
     ("step s: E[exp(1/U)] - E[exp(1/U)] = 0", "this mean does not exist"),  # the pole inside exp (red team)
     ("step s: E[exp(1/Z)] - E[exp(1/Z)] = 0", "this mean does not exist"),
+    ("step s: E[exp(Z^2 tanh(Z))] - E[exp(Z^2 tanh(Z))] = 0", "this mean does not exist"),  # red team
+    ("step s: E[exp(Z abs(Z))] - E[exp(Z abs(Z))] = 0", "this mean does not exist"),
 ])
 def test_an_infinite_mean_is_an_error(claim, title):
     rep = _report(claim)
@@ -68,6 +70,8 @@ def test_an_infinite_mean_is_an_error(claim, title):
     "step s: E[exp(-1/U)] - E[exp(-1/U)] = 0",             # a pole inside exp that flattens it: bounded
     "step s: E[exp(-1/Z^2)] - E[exp(-1/Z^2)] = 0",
     "step s: E[tanh(Z)/Z] - E[tanh(Z)/Z] = 0",
+    "step s: E[exp(Z tanh(Z))] - E[exp(Z tanh(Z))] = 0",   # an exponent growing like |Z|: finite
+    "step s: E[exp(sqrt(abs(Z)))] - E[exp(sqrt(abs(Z)))] = 0",
 ])
 def test_a_finite_or_undecided_mean_is_checked(claim):
     rep = _report(claim)
@@ -83,7 +87,8 @@ ON_U01 = [1 / _X, _X ** _H(-1, 2), _X ** _H(-3, 4), sympy.log(_X) ** 2, 1 / (_X 
           1 / (_X - 1), sympy.sin(_X) / _X,
           sympy.exp(1 / (4 * _X)), sympy.exp(-1 / _X)]  # a pole inside a function: infinite; flattened: finite
 ON_N01 = [1 / _X, 1 / (_X + 2), sympy.Abs(_X) ** _H(-1, 2), sympy.exp(_X ** 2 / 3), sympy.exp(_X ** 2 / 8 + _X / 2),
-          _X / (sympy.exp(_X) - 1), sympy.exp(-1 / _X ** 2), sympy.tanh(_X) / _X]
+          _X / (sympy.exp(_X) - 1), sympy.exp(-1 / _X ** 2), sympy.tanh(_X) / _X,
+          sympy.exp(_X ** 2 * sympy.tanh(_X)), sympy.exp(_X * sympy.tanh(_X)), sympy.exp(sympy.sqrt(sympy.Abs(_X)))]
 
 
 def _cut(f, law, eps, edge):
@@ -146,6 +151,7 @@ def _heavy(claim):
     # red team (stop 51): no series at infinity, and a pole inside a function
     ("step s: E[X tanh(X)] - E[X tanh(X)] = 0", "this mean does not exist"),
     ("step s: Var(W tanh(W)) - Var(W tanh(W)) = 0", "this variance does not exist"),
+    ("step s: E[X log(1 + X^2)] - E[X log(1 + X^2)] = 0", "this mean does not exist"),  # |x| log|x| >= |x|
 ])
 def test_a_heavy_tailed_law_has_no_moment_from_its_tail_index_on(claim, title):
     rep = _heavy(claim)
@@ -164,6 +170,7 @@ def test_a_heavy_tailed_law_has_no_moment_from_its_tail_index_on(claim, title):
     "step s: E[S^4] = 25",                                 # 4 < ν = 5: 3 ν^2/((ν - 2)(ν - 4))
     "step s: Var(S) = 5/3",
     "step s: E[W] = 0",                                    # 1 < ν = 2
+    "step s: E[T log(1 + T^2)] - E[T log(1 + T^2)] = 0",   # |t| log|t|, 1 < ν = 3
 ])
 def test_a_heavy_tailed_mean_below_the_tail_index_is_checked(claim):
     rep = _heavy(claim)
@@ -178,7 +185,9 @@ ON_HEAVY = [(C01, _X), (C01, sympy.sqrt(sympy.Abs(_X))), (C01, _X / (1 + _X ** 2
             (T3, _X ** 3 / (1 + _X ** 2)),
             # no series at infinity (tanh): decided by the order of growth and, at the edge, the size
             (C01, _X * sympy.tanh(_X)), (C01, sympy.tanh(_X)), (C01, sympy.sqrt(sympy.Abs(_X)) * sympy.tanh(_X)),
-            (T3, _X * sympy.tanh(_X)), (T3, _X ** 2 * sympy.tanh(_X))]
+            (T3, _X * sympy.tanh(_X)), (T3, _X ** 2 * sympy.tanh(_X)),
+            # a growing power of log beside the edge power: infinite there; below it, finite
+            (C01, _X * sympy.log(1 + _X ** 2)), (T3, _X * sympy.log(1 + _X ** 2))]
 
 
 def _density(law):

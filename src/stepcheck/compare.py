@@ -17,6 +17,7 @@ from . import syntax as S
 from .judge.exact import PRECISIONS, sign
 from .judge.exact import as_sympy as _as_sympy
 from .results import FAILS, HOLDS, UNKNOWN
+from .terms.magnitude import LIMIT, too_large
 
 
 # ------------------------------------------------------------------ numbers as written
@@ -100,6 +101,10 @@ def fmt(x, digits: int = 10) -> str:
     """A short decimal of an exact value: 2.828427125, 2.648912213e+10, 0.0625, 1/3 ≈ 0.3333333333."""
     try:
         x = _as_sympy(x)
+        if not x.is_Rational and too_large(x):  # exp(exp(exp(10))): its decimal digits are never computed
+            from .terms.printer import show
+
+            return show(x)
         if x.is_Rational:
             if huge(x):
                 return _nstr(sympy.N(x, digits), digits)
@@ -192,6 +197,8 @@ def _exact_r(x) -> str:
 def compare_exact(x, c, op, lt="left", rt="right") -> Comparison:
     s = sign(x - c)
     shown = f"{lt} = {_exact_r(x)}; {rt} = {_exact_r(c)}"
+    if s is None and too_large(x - c):
+        return Comparison(UNKNOWN, f"{shown}: too large to evaluate (more than 10^{int(LIMIT)} in size)")
     if s is None:
         return Comparison(UNKNOWN, f"{shown}: the difference is too small to decide with {PRECISIONS[-1]} digits")
     ok = {"=": s == 0, "!=": s != 0, "<": s < 0, "<=": s <= 0, ">": s > 0, ">=": s >= 0}[op]

@@ -17,14 +17,14 @@ are finite sums, and a value it cannot take is a guard's business):
   poles too: ``exp(1/U)``; where no series exists there, infinite where |g|^p grows at least like 1/t,
   :func:`_grows_at_least`);
 * the **tails** of a Normal(μ, σ²) with a number σ², for a body with an
-  exponential of a polynomial of degree ≥ 2 in the variable, or of another
-  exponential of it, or a power with it in the exponent: infinite where
+  exponential of anything but a linear polynomial in the variable (``Z^2``,
+  ``exp(Z)``, ``Z^2 tanh(Z)``, ``Z |Z|``), or a power with it in the exponent: infinite where
   ``log |g|^p / x^2`` tends to more than ``1 / (2 σ²)`` (``E[exp(Z^2)]``);
 * the **tails** of a heavy-tailed law (Cauchy, Student's t with ν degrees of
   freedom; tail index a = 1 or ν), whose density falls like ``|x|^-(a+1)``:
   where the body grows like ``C |x|^r`` (C ≠ 0) at +∞ or -∞, ``E|g|^p`` is
   infinite iff ``p r ≥ a`` (``E[X]`` and ``Var(X)`` of a Cauchy X; ``Var(T)``
-  for ``T ~ StudentT(2)``); with powers of ``log |x|`` beside it, only
+  for ``T ~ StudentT(2)``); with a growing power of ``log |x|`` beside it the same, with a falling one only
   ``p r > a`` is decided; a body growing faster than every power
   (``exp(X)``) is infinite; with no series at infinity (``X tanh(X)``), by the order of growth and, at
   ``p r = a``, the size (:func:`_grows_at_least`).
@@ -160,8 +160,9 @@ def _tail(g, v, p, dist):
     s2 = dist.params[1]
     if not s2.is_number:
         return None
-    fast = [a for a in g.atoms(*_GROWTH) if (a.args[0].is_polynomial(v) and sympy.degree(a.args[0], v) >= 2)
-            or any(b.has(v) for b in a.args[0].atoms(*_GROWTH))]  # exp(Z^2), exp(exp(Z))
+    # exp(Z^2), exp(exp(Z)), and any exponent not linear in Z (exp(Z^2 tanh(Z)), exp(Z |Z|)): the limit decides
+    fast = [a for a in g.atoms(*_GROWTH) if a.args[0].has(v) and not (a.args[0].is_polynomial(v)
+                                                                      and sympy.degree(a.args[0], v) <= 1)]
     fast += [a for a in g.atoms(sympy.Pow) if a.exp.has(v)]
     if not fast:
         return None
@@ -185,8 +186,9 @@ def _heavy_tail(g, v, p, dist):
         except (ValueError, NotImplementedError, TypeError, sympy.PoleError):
             coeff = e = None
         logs = coeff is not None and coeff.has(sympy.log(t))
-        if logs:  # C log(t)^m: only the power decides, and only strictly
-            coeff = sympy.Poly(coeff, sympy.log(t)).LC()
+        if logs:  # C log(t)^m: a growing log (m >= 1) decides as the power alone does; else only strictly
+            poly = sympy.Poly(coeff, sympy.log(t))
+            coeff, logs = poly.LC(), poly.degree() < 1
         if coeff is None or not (e.is_number and e.is_real) or coeff.has(v, t) or coeff.is_zero is not False:
             rate = _growth_rate(g, v, end)
             side = "" if end == oo else "-"

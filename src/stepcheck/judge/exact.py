@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sympy
 
+from ..terms.magnitude import too_large
+
 PRECISIONS = (15, 30, 60, 100)  # digits tried when deciding a sign
 
 
@@ -29,6 +31,10 @@ def sign(x):
         return 1 if x > 0 else (-1 if x < 0 else 0)
     if x.is_zero:
         return 0
+    if x.has(sympy.nan, sympy.zoo) or too_large(x):  # no sign, or too large to evaluate (exp(exp(exp(10))))
+        return None
+    if x in (sympy.oo, -sympy.oo):
+        return 1 if x == sympy.oo else -1
     for n in PRECISIONS:
         try:
             v = x.evalf(n, strict=True, maxn=n * 4)

@@ -119,6 +119,22 @@ def _mul(a: Iv, b: Iv) -> Iv:
     return Iv(lo[0], hi[0], lo[1], hi[1])
 
 
+MAX_STEPS = 16  # integer powers past this are bounded through their ends (x^(2^40) is never multiplied out)
+
+
+def _big_power(v, n: int):
+    """``v^n`` for an interval's end, or ±oo in its place where |v| > 1 (a wider interval: ``2^(2^40)`` is not
+    computed)."""
+    if v in (oo, -oo):
+        return v ** n
+    c = _cmp(abs(v), sympy.Integer(1))
+    if c is None:
+        raise KernelLimit("an interval end of a large power could not be compared with 1")
+    if c <= 0:
+        return v ** n
+    return -oo if _cmp(v, sympy.Integer(0)) == -1 and n % 2 else oo
+
+
 def _extreme(cands, lowest):
     best = None
     for v, op in cands:
@@ -186,13 +202,9 @@ def bounds(x, domain, used: set) -> Iv:
                 return _inv(bounds(Pow(b, -n), domain, used))
             if n == 0:
                 return Iv.point(sympy.Integer(1))
-            if n % 2 == 1 or bi.nonnegative():
-                acc = bi
-                for _ in range(n - 1):
-                    acc = _mul(acc, bi)
-                return acc if n % 2 == 1 else acc
-            # even power of a sign-changing interval
-            m = _abs_iv(bi)
+            m = bi if n % 2 == 1 or bi.nonnegative() else _abs_iv(bi)  # (|.|: an even power of a sign change)
+            if n > MAX_STEPS:  # x -> x^n is increasing on m: its ends raised, never multiplied out n times
+                return Iv(_big_power(m.lo, n), _big_power(m.hi, n), m.lo_open, m.hi_open)
             acc = m
             for _ in range(n - 1):
                 acc = _mul(acc, m)

@@ -26,7 +26,7 @@ from ..terms.facts import Deadline, Decls, EqFact, IndepFact, IneqFact, KernelLi
 from .normal import UNROLL, UNROLL_FIRST, Normalizer, RuleSet, Term, Trace, _expand
 from ..terms.objects import DSum, E, as_expr, is_canon_bound
 from .twins import Twinned, binds, interval_twin, number_bound, read_back, read_in, refined_domain, twin_of
-from .reduce import Inconsistent, radical, bounded_by, has_atoms, memo, reduce_modulo
+from .reduce import Inconsistent, radical, bounded_by, has_atoms, interrupted_at, memo, reduce_modulo
 from .surely import surely_rules
 from .cases import all_cases as _all_cases, case_options, cases_slack, extremum_cases
 from .groups import set_partitions
@@ -605,7 +605,7 @@ class LinkProver:
             if p.holds or p.inconsistent or deadline.remaining() <= 0:
                 return p
         try:
-            with bounded_by(deadline):
+            with bounded_by(deadline), interrupted_at(deadline, "proving the link"):  # a runaway sympy call too
                 a = self.attempt(lhs, rhs, list(candidates), list(ranges), deadline, rel, unroll)
         except Inconsistent:
             return Proof(False, message="the assumptions in scope contradict each other; nothing is proved from them",

@@ -63,7 +63,7 @@ def _as_poly(f):
     """``f`` as a polynomial over QQ in fresh variables, one per generator of its own (log(1 + b) beside b
     is not a function of b here), and {variable: generator}; None where the rule does not try it (a number,
     more than two generators, a degree below 2 -- intervals are exact on those -- or past the limits)."""
-    if f.is_number or len(sympy.Add.make_args(f)) > MAX_TERMS:
+    if f.is_number or len(sympy.Add.make_args(f)) > MAX_TERMS or _high_powers(f):
         return None
     try:
         p = Poly(f, domain=QQ)
@@ -73,6 +73,16 @@ def _as_poly(f):
         return None
     xs = tuple(sympy.Dummy(f"x{k}") for k in range(len(p.gens)))
     return Poly.from_dict(p.as_dict(), *xs, domain=QQ), dict(zip(xs, p.gens))
+
+
+def _high_powers(f) -> bool:
+    """A power or an exponential past MAX_DEGREE in a number multiple (``exp(10^300 x)``, which Poly would write
+    as ``exp(x)^(10^300)``, densely): never made a polynomial."""
+    for a in f.atoms(sympy.Pow, sympy.exp):
+        k = a.exp if isinstance(a, sympy.Pow) else a.args[0].as_coeff_Mul()[0]
+        if k.is_Rational and abs(k) > MAX_DEGREE:
+            return True
+    return False
 
 
 def _form(p: Poly, enclose) -> str | None:

@@ -123,8 +123,9 @@ def bounded_by(deadline):
         _DEADLINE.reset(token)
 
 
-class _Alarm(Exception):
-    pass
+class _Alarm(BaseException):
+    """The interval timer's interrupt: a BaseException, so that no ``except Exception`` on the way (sympy's or
+    ours) swallows it and runs on past the deadline unguarded; :func:`interrupted_at` turns it into KernelLimit."""
 
 
 _ARMED = [False]  # the alarm interrupts only while a basis is being computed (never after, in cleanup)
