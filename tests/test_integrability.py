@@ -212,3 +212,23 @@ def test_the_heavy_tail_verdict_agrees_with_numerical_integration(law, body, p):
         else:
             cut = lambda r: mpmath.quad(g, [-r, -1, 0, 1, r])  # noqa: E731
             assert cut(mpmath.mpf(10) ** 9) > 2 * cut(mpmath.mpf(10) ** 3), (body, p)
+
+
+ALIASED = "random Z ~ Normal(0, 1)\nrandom Y, W\nassume y: Y = Z^2\nassume w: W = Z + 1\n"
+
+
+@pytest.mark.parametrize("claim, status", [
+    # Y has no law, but `y` ties it to Z^2: E[exp(Y)] is E[exp(Z^2)] = ∞ (red team, stop 51: it held)
+    ("E[exp(Y)] - E[exp(Y)] = 0", "unknown"),
+    ("Var(exp(Y/3)) = Var(exp(Y/3))", "unknown"),          # E[exp(2 Z^2/3)]: 2/3 > 1/2
+    # where the tie keeps the means finite, they are checked as before
+    ("E[Y] = 1", "holds"),
+    ("E[exp(Y/4)] - E[exp(Y/4)] = 0", "holds"),            # 1/4 < 1/2
+    ("E[exp(W)] - E[exp(W)] = 0", "holds"),
+])
+def test_a_variable_tied_to_one_with_a_law_has_its_means_read_through_the_tie(claim, status):
+    rep = check_text(ALIASED + f"step s: {claim}\n", "t.step")
+    lk = rep.steps[-1].links[0]
+    assert lk.status == status, (claim, lk.status, lk.message)
+    if status == "unknown":
+        assert "may not exist" in lk.message and "`y` ties Y to Z^2" in lk.message, lk.message

@@ -237,6 +237,14 @@ class DomainConditions:
                        if n in self.scope.heavy_aliases]
             if why is None and unproved is None and aliases:  # assume Y = 2 C: E[Y] rests on E[C]
                 unproved = "; ".join(aliases) + ", whose means may not exist"
+            tied = {y: v for y, v in self.scope.law_aliases.items() if y in randoms}
+            if why is None and unproved is None and tied:  # assume Y = Z^2: E[exp(Y)] is E[exp(Z^2)]
+                sub = body.xreplace({y: v[0] for y, v in tied.items()})
+                got = infinite_moment(sub, p, {a for a in sub.atoms(Symbol) if a in self.scope.random_symbols},
+                                      self._law_of)
+                if got is not None:
+                    said = ", ".join(f"`{v[1]}` ties {show(y)} to {show(v[0])}" for y, v in tied.items())
+                    unproved = f"{said}, and {show(sub)}: {got}"
             if unproved is not None:  # judge/heavy.py: the link is not checked
                 shown = f"E[{show(args[0])}]" if f == "E" else f"{f}({', '.join(show(a) for a in args)})"
                 text = f"{shown} may not exist ({unproved})"
