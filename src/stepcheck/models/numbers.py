@@ -99,7 +99,7 @@ def n_eq(a, b, need_true: bool = True):
     d = sym(a) - sym(b)
     if d == 0:
         return True
-    if too_large(d):  # exp(exp(exp(10))): its digits are never asked for
+    if not d.is_Rational and too_large(d):  # exp(exp(exp(10))): its digits are never asked for
         return None
     try:
         v = complex(d.evalf(60))
