@@ -29,7 +29,7 @@ from sympy import Indexed, Integer, Rational, Symbol
 
 from ..terms.facts import EqFact, IndepFact, IneqFact, SurelyFact
 from ..terms.objects import SD, Cov, DSum, E, Extremum, FamilyExtremum, Var, as_expr
-from ..terms.magnitude import too_large
+from ..terms.magnitude import EXACT_LIMIT, LIMIT, too_large
 from ..terms.printer import show
 from ..terms.probability import Prob
 from ..terms.definitions import with_definitions
@@ -224,8 +224,9 @@ class Recheck:
         if isinstance(x, sympy.Symbol) or not x.args:
             raise Unconfirmed(f"cannot evaluate {x}")
         args = [self._ground(a, env) for a in x.args]
-        if isinstance(x, (sympy.Pow, sympy.exp)) and all(a.is_number for a in args) and \
-                too_large(x.func(*args, evaluate=False)):  # 2^(2^40): never computed
+        if isinstance(x, (sympy.Pow, sympy.exp)) and all(a.is_number for a in args) and too_large(
+                x.func(*args, evaluate=False), EXACT_LIMIT if all(a.is_Rational for a in args) else LIMIT):
+            # 2^(2^40) (an exact integer of 3.3·10^11 digits), exp(exp(exp(exp(exp(2))))): never computed
             raise Unconfirmed(f"{show(x)} is too large to evaluate exactly there")
         try:
             out = x.func(*args)

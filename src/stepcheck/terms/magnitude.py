@@ -9,13 +9,20 @@ import math
 
 import sympy
 
-LIMIT = 10_000.0  # log10 of the largest magnitude evaluated: numbers of up to 10^10000 are fine for evalf
+#: log10 of the largest magnitude evaluated: evalf works on a float's exponent as a big integer, so exp(10^8) is
+#: cheap; past 10^(10^12) the argument of the outer exp alone needs more digits than are worth computing
+LIMIT = 1e12
+#: log10 of the largest exact rational computed (2^(2^40) has 3.3·10^11 digits: never built)
+EXACT_LIMIT = 1e5
 
 
-def too_large(x) -> bool:
-    """Whether the number ``x`` may be larger than 10^LIMIT in absolute value (or smaller than 10^-LIMIT)."""
+def too_large(x, limit: float = LIMIT) -> bool:
+    """Whether the number ``x`` (a sympy expression) may be larger than 10^limit in absolute value (or smaller
+    than 10^-limit)."""
+    if not isinstance(x, sympy.Basic):
+        return True  # (never parsed from anything: the callers pass sympy numbers)
     try:
-        return _log10(sympy.sympify(x) if not isinstance(x, sympy.Basic) else x) > LIMIT
+        return _log10(x) > limit
     except (OverflowError, ValueError, TypeError, RecursionError):
         return True
 
