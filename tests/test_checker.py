@@ -882,3 +882,17 @@ def test_a_verified_identity_in_scope_does_not_hide_a_witness():
         assert link(rep, "wrong").status == "fails", link(rep, "wrong").message
     rep = one(head + chain + "step right: diff((x / c)^2, x) = 2 x / c^2\n".replace("step", "let x: real\nstep"))
     assert link(rep, "right").status == "holds"
+
+
+def test_a_law_nothing_else_mentions_never_blocks_a_refutation():
+    """A Student t law has no finite model; declared beside a statement that does not mention its variable, it
+    blocked every refutation in the file (red team, stop 51).  A model of the rest extends by that variable,
+    drawn from its law independently, so the law is left out of the search; a law the statement (or another fact)
+    does mention still blocks it."""
+    head = "let x: real\nrandom X, Y\nrandom T2 ~ StudentT(2)\n"
+    rep = check_text(head + "refute r: sqrt(x^2) = x\nrefute s: E[X Y] = E[X] E[Y]\n", "t.step")
+    assert [s.status for s in rep.steps] == ["holds", "holds"], [lk.message for s in rep.steps for lk in s.links]
+    rep = check_text(head + "refute r: E[T2 X] = E[T2] E[X]\n", "t.step")
+    assert rep.steps[0].status == "unknown"
+    rep = check_text(head + "assume ind: independent(T2, X)\nrefute r: E[X^2] = E[X]^2\n", "t.step")
+    assert rep.steps[0].status == "unknown" and "no finite model" in rep.steps[0].links[0].message

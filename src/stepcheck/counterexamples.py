@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import time
 
+import sympy
+
 from .errors import Diagnostic, StepError, error
 from .judge import KERNEL, UNDECIDED, WITNESS, Verdict, settle, settle_step
 from .judge.attribution import attribute
@@ -33,6 +35,24 @@ def _one_line(text: str) -> str:
 
 
 # ------------------------------------------------------------------ refute
+
+
+def _without_unrelated_laws(state, labels, exprs, decls) -> list:
+    """``labels`` less the declared laws of random variables that neither the statement nor any other fact
+    among them mentions: a model of the rest extends by such a variable drawn from its law independently, so a
+    counterexample without it is one with it (a Student t law has no finite model, and blocked every search)."""
+    from .models.search import mentions
+    from .terms.facts import EqFact
+
+    laws = {lab for lab in labels if state.fact_kinds.get(lab) == "distribution"}
+    names = set().union(*(mentions(EqFact("", x, sympy.Integer(0)), decls) for x in exprs))
+    for lab in labels:
+        if lab not in laws:
+            names |= set().union(*(mentions(f, decls) for fs in state.facts_of([lab]).values() for f in fs))
+    of_law: dict = {}
+    for name, dec in state.laws.items():
+        of_law.setdefault(dec.label, set()).add(name)
+    return [lab for lab in labels if lab not in laws or lab not in of_law or of_law[lab] & names]
 
 
 def refute_step(checker, st) -> StepResult:
@@ -77,6 +97,7 @@ def refute_step(checker, st) -> StepResult:
     if state.contradiction & set(labels):
         lr.message = "rests on contradictory assumptions: " + ", ".join(sorted(state.contradiction))
         return res
+    labels = _without_unrelated_laws(state, labels, (lhs, rhs), checker.prover.decls)
     keep = state.facts_of(labels)
     others = related({lab: fs for lab, fs in state.facts.items() if lab not in labels}, [lhs, rhs], keep,
                      checker.prover.decls)
