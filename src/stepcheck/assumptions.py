@@ -319,12 +319,15 @@ def heavy_aliases(state, facts: list) -> None:
                 random = y in scope.random_symbols or (fam is not None and fam.random)
                 if heavy and random and lookup(state, y) is None:
                     scope.heavy_aliases.setdefault(name, f"`{f.label}` ties {show(y)} to {', '.join(heavy)}")
-            # Y = Z^2 for a Y of no law and Z of a declared one: Y's means are those of Z^2 (E[exp(Y)] = ∞)
-            rvs = {a for a in other.atoms(sympy.Symbol) if a in scope.random_symbols}
-            if type(f) is EqFact and isinstance(one, sympy.Symbol) and one in scope.random_symbols and rvs \
-                    and lookup(state, one) is None and one not in rvs and not other.atoms(sympy.Indexed) \
-                    and all(lookup(state, a) is not None for a in rvs):
-                scope.law_aliases.setdefault(one, (other, f.label))
+        # Y = Z^2 (or S - Z^2 = 0, or Y = W + 1 beside W = Z^2) for a Y of no law: Y's means are read through
+        # the tie (conditions.finite_moments follows ties to variables with laws; E[exp(Y)] = ∞)
+        if type(f) is EqFact and isinstance(f.lhs, sympy.Basic) and isinstance(f.rhs, sympy.Basic) \
+                and not (f.lhs - f.rhs).atoms(sympy.Indexed):
+            d = sympy.expand(f.lhs - f.rhs)
+            for y in sorted(d.atoms(sympy.Symbol) & scope.random_symbols, key=str):
+                c = d.coeff(y)
+                if lookup(state, y) is None and c.is_number and c != 0 and not (d - c * y).has(y):
+                    scope.law_aliases.setdefault(y, []).append((-(d - c * y) / c, f.label))
 
 
 def abs_sides(facts: list) -> list:

@@ -237,14 +237,8 @@ class DomainConditions:
                        if n in self.scope.heavy_aliases]
             if why is None and unproved is None and aliases:  # assume Y = 2 C: E[Y] rests on E[C]
                 unproved = "; ".join(aliases) + ", whose means may not exist"
-            tied = {y: v for y, v in self.scope.law_aliases.items() if y in randoms}
-            if why is None and unproved is None and tied:  # assume Y = Z^2: E[exp(Y)] is E[exp(Z^2)]
-                sub = body.xreplace({y: v[0] for y, v in tied.items()})
-                got = infinite_moment(sub, p, {a for a in sub.atoms(Symbol) if a in self.scope.random_symbols},
-                                      self._law_of)
-                if got is not None:
-                    said = ", ".join(f"`{v[1]}` ties {show(y)} to {show(v[0])}" for y, v in tied.items())
-                    unproved = f"{said}, and {show(sub)}: {got}"
+            if why is None and unproved is None and randoms & set(self.scope.law_aliases):
+                unproved = self._through_ties(body, p)  # assume Y = Z^2: E[exp(Y)] is E[exp(Z^2)]
             if unproved is not None:  # judge/heavy.py: the link is not checked
                 shown = f"E[{show(args[0])}]" if f == "E" else f"{f}({', '.join(show(a) for a in args)})"
                 text = f"{shown} may not exist ({unproved})"
@@ -260,6 +254,30 @@ class DomainConditions:
                             help="write the derivation for a quantity whose mean is finite (bounded away from "
                                  "the pole, growing slowly enough in the tails, or under a law that keeps it "
                                  "finite)", code="E-undefined")
+
+    def _through_ties(self, body, p: int):
+        """Why ``E|body|^p`` may not exist once each random variable of no law is replaced by what an equation
+        ties it to (``Y = W + 1`` and ``W = Z^2``: followed to variables with laws, at most 8 ties), or None."""
+        from .integrability import infinite_moment
+
+        ties, used, sub = self.scope.law_aliases, {}, body
+        for _ in range(8):  # each variable of no law through one of its ties that leads to none already followed
+            here = {}
+            for y in sorted(sub.atoms(Symbol) & set(ties), key=str):  # a tie to variables with laws first
+                ok = [t for t in ties[y] if not t[0].free_symbols & (set(used) | {y})]
+                here[y] = min(ok, key=lambda t: sum(1 for a in t[0].free_symbols if a in self.scope.random_symbols
+                                                    and self._law_of(a) is None), default=None)
+            here = {y: t for y, t in here.items() if t is not None}
+            if not here:
+                break
+            used.update(here)
+            sub = sub.xreplace({y: t[0] for y, t in here.items()})
+        randoms = {a for a in sub.atoms(Symbol) if a in self.scope.random_symbols}
+        if not used or any(self._law_of(a) is None for a in randoms):
+            return None
+        got = infinite_moment(sub, p, randoms, self._law_of) if randoms else None
+        said = ", ".join(f"`{t[1]}` ties {show(y)} to {show(t[0])}" for y, t in used.items())
+        return f"{said}, and {show(sub)}: {got}" if got is not None else None
 
     def _law_of(self, a):
         return self.scope.laws.get(str(a.base.label) if isinstance(a, sympy.Indexed) else str(a))

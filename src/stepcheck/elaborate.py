@@ -72,7 +72,7 @@ class Scope:
     distributions: dict = field(default_factory=dict)  # name -> (Call AST, Span)
     law_conditions: dict = field(default_factory=dict)  # name -> where its law exists (Bernoulli(p): 0 <= p <= 1)
     heavy_aliases: dict = field(default_factory=dict)  # random name -> why its means rest on a heavy-tailed law
-    law_aliases: dict = field(default_factory=dict)  # lawless random Symbol -> (what an equation ties it to, label)
+    law_aliases: dict = field(default_factory=dict)  # lawless random Symbol -> [(what an equation ties it to, label)]
     matrices: dict = field(default_factory=dict)  # name -> matrices.MatrixDecl
     laws: dict = field(default_factory=dict)  # random variable or family name -> its declared distributions.Dist
 

@@ -168,10 +168,17 @@ def _tail(g, v, p, dist):
         return None
     for end in (oo, -oo):
         rate = sympy.limit(p * sympy.log(g**2) / (2 * v**2), v, end)
+        scale = show(2 * s2) if (2 * s2).is_Integer else f"({show(2 * s2)})"
+        side = '' if end == oo else '-'
         if rate == oo or (rate.is_number and rate.is_finite and (rate > 1 / (2 * s2)) == sympy.true):
-            scale = show(2 * s2) if (2 * s2).is_Integer else f"({show(2 * s2)})"
-            return (f"as {{x}} → {'' if end == oo else '-'}∞ it grows faster than the Normal density "
-                    f"exp(-{{x}}^2/{scale}) falls")
+            return f"as {{x}} → {side}∞ it grows faster than the Normal density exp(-{{x}}^2/{scale}) falls"
+        if rate.is_number and (rate - 1 / (2 * s2)).is_zero:
+            # the borderline rate: |g|^p times the density is at least c/|x| in that tail where the log of
+            # |g|^p exp(-(x - μ)^2/(2 σ^2)) |x| does not tend to -∞ (exp(Z^2/2), exp(Z^2/2 + Z)): infinite
+            rest = sympy.limit(p * sympy.log(g**2) / 2 - (v - dist.params[0]) ** 2 / (2 * s2) + sympy.log(v**2) / 2,
+                               v, end)
+            if rest == oo or (rest.is_number and rest.is_finite):
+                return f"as {{x}} → {side}∞ it grows as fast as the Normal density exp(-{{x}}^2/{scale}) falls"
     return None
 
 
