@@ -41,3 +41,17 @@ def test_sums_over_ranges_that_differ_are_not_put_together():
     decls = "let N, M: positive integer\nreal a_r for r in 1..N\nreal b_r for r in 1..M\n"
     assert claim_link(decls, "sum(l=1..N, a_l) sum(m=1..M, b_m) = sum(l=1..N, sum(m=1..M, a_l b_m))").status == "holds"
     assert claim_link(decls, "sum(l=1..N, a_l) sum(m=1..M, b_m) = sum(m=1..N, a_m b_m)").status != "holds"
+
+
+FREE = SOFTMAX + "let i: index 1..N\nreal a_r for r in 1..N\n"
+
+
+@pytest.mark.parametrize("claim, status", [
+    # a free index i splits its member out of every sum: the sums put together leave out the same member
+    ("sum(l=1..N, w_l (v_l - sum(m=1..N, w_m v_m))) a_i = 0", "holds"),
+    ("sum(l=1..N, w_l (v_l + v_i - sum(m=1..N, w_m v_m))) = v_i", "holds"),
+    ("sum(l=1..N, w_l (v_l + v_i - sum(m=1..N, w_m v_m))) = v_i + w_i", "fails"),
+    ("sum(l=1..N, w_l (v_l - sum(m=1..N, w_m v_m))) a_i = a_i/N", "fails"),
+])
+def test_products_of_sums_beside_a_free_index(claim, status):
+    assert_verdict(claim_link(FREE, claim), status, "sums", claim)

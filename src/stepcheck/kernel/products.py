@@ -53,11 +53,16 @@ def _as_products(nz, a):
     """``Σ_{x_1..x_k distinct} c f_1(x_1) ... f_k(x_k)`` as sums of products of sums, each normalised (Möbius
     inversion on the partitions of the k indices: a block B of indices made equal counts
     ``(-1)^(|B| - 1) (|B| - 1)!`` times ``Σ_x Π_{i in B} f_i(x)``; for two, ``Σ f Σ g - Σ f g``); None where the
-    sum has not that form (ranges that differ, a member left out, a factor in two indices)."""
+    sum has not that form (ranges that differ, a factor in two indices, members left out other than this index
+    world's known ones)."""
     summand, bounds, excl = a.args
-    if excl.args or len({(lo, hi) for (_, lo, hi) in bounds}) != 1:
+    if len({(lo, hi) for (_, lo, hi) in bounds}) != 1:
         return None
     _, lo, hi = bounds[0]
+    # members left out (a free index i): every sum below leaves out the same ones, as the normaliser's own sums in
+    # this index world do (Normalizer.sum_atom); read only where they are exactly those
+    if excl.args and set(excl.args) != set(nz.known(lo, hi)):
+        return None
     idx = [b for (b, _, _) in bounds]
     parts = {b: [] for b in idx}
     c = []
@@ -73,6 +78,8 @@ def _as_products(nz, a):
         term = sympy.Integer(1)
         for block in part:
             k = len(block)
-            term *= (-1) ** (k - 1) * sympy.factorial(k - 1) * nz.expr(sympy.Sum(Mul(*[f[b] for b in block]), (i, lo, hi)))
+            body = Mul(*[f[b] for b in block])
+            whole = nz.sum_atom(body, ((i, lo, hi),)) if excl.args else nz.expr(sympy.Sum(body, (i, lo, hi)))
+            term *= (-1) ** (k - 1) * sympy.factorial(k - 1) * whole
         total += term
     return Mul(*c) * total
