@@ -122,17 +122,21 @@ def _mul(a: Iv, b: Iv) -> Iv:
 MAX_STEPS = 16  # integer powers past this are bounded through their ends (x^(2^40) is never multiplied out)
 
 
-def _big_power(v, n: int):
-    """``v^n`` for an interval's end, or ±oo in its place where |v| > 1 (a wider interval: ``2^(2^40)`` is not
-    computed)."""
-    if v in (oo, -oo):
-        return v ** n
+def _big_power(v, n: int, is_open: bool, low: bool):
+    """(an end of the interval of x^n, open?) from the end ``v`` of x's (x -> x^n increasing there), without
+    computing a huge power: past |v| > 1 the end is ±oo; for 0 < |v| < 1, x^n lies between 0 and v, so the end is
+    0 (not reached) or v itself (a wider interval: neither ``2^(2^40)`` nor ``(1/2)^(2^40)`` is computed)."""
+    if v in (oo, -oo) or v in (0, 1, -1):
+        return v ** n, is_open
     c = _cmp(abs(v), sympy.Integer(1))
     if c is None:
         raise KernelLimit("an interval end of a large power could not be compared with 1")
-    if c <= 0:
-        return v ** n
-    return -oo if _cmp(v, sympy.Integer(0)) == -1 and n % 2 else oo
+    if c > 0:
+        return (-oo if _cmp(v, sympy.Integer(0)) == -1 and n % 2 else oo), True
+    positive = _cmp(v, sympy.Integer(0)) == 1
+    if low:
+        return (sympy.Integer(0), True) if positive else (v, is_open)  # v^n > 0; v <= v^n < 0 (n odd)
+    return (v, is_open) if positive else (sympy.Integer(0), True)     # 0 < v^n <= v; v^n < 0
 
 
 def _extreme(cands, lowest):
@@ -204,7 +208,8 @@ def bounds(x, domain, used: set) -> Iv:
                 return Iv.point(sympy.Integer(1))
             m = bi if n % 2 == 1 or bi.nonnegative() else _abs_iv(bi)  # (|.|: an even power of a sign change)
             if n > MAX_STEPS:  # x -> x^n is increasing on m: its ends raised, never multiplied out n times
-                return Iv(_big_power(m.lo, n), _big_power(m.hi, n), m.lo_open, m.hi_open)
+                (lo, lo_open), (hi, hi_open) = _big_power(m.lo, n, m.lo_open, True), _big_power(m.hi, n, m.hi_open, False)
+                return Iv(lo, hi, lo_open, hi_open)
             acc = m
             for _ in range(n - 1):
                 acc = _mul(acc, m)
