@@ -46,8 +46,8 @@ def test_a_large_integer_power_is_bounded_through_its_ends_without_computing_the
 
     half, three_q = sympy.Rational(1, 2), sympy.Rational(3, 4)
     assert bounds(x ** (2**40), on(half, three_q), set()) == Iv(0, three_q, True, False)
-    assert bounds(x ** 17, on(-3, half), set()) == Iv(-sympy.oo, half, True, False)
-    assert bounds(x ** 18, on(-3, half), set()) == Iv(0, sympy.oo, False, True)
+    assert bounds(x ** 17, on(sympy.Integer(-3), half), set()) == Iv(-sympy.oo, half, True, False)
+    assert bounds(x ** 18, on(sympy.Integer(-3), half), set()) == Iv(0, sympy.oo, False, True)
     # the true ranges lie inside: (1/2)^17 > 0, (3/4)^17 < 3/4, (-3)^17 > -oo
     assert 0 < Fraction(1, 2) ** 17 < Fraction(3, 4) ** 17 <= Fraction(3, 4)
     assert bounds(x ** 5, on(half, three_q), set()) == Iv(half ** 5, three_q ** 5)  # small powers: exact
